@@ -1,0 +1,2 @@
+/* Minimal stand-in (see egl.h). */
+#include <EGL/egl.h>
