@@ -1,0 +1,189 @@
+// cudyn loader: finds the NVIDIA driver, reads its version and binds every driver-API entry
+// (one per exported ABI variant, see version_tables/api_table.h) to the right function.
+//
+// Contract:
+//  * Nothing here aborts, exits or lets an exception escape. Failures are CUresult codes:
+//      303 CUDA_ERROR_SHARED_OBJECT_INIT_FAILED  no loadable driver (every path tried is recorded)
+//       34 CUDA_ERROR_STUB_LIBRARY               only the toolkit's stub libcuda was found
+//      302 CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND  an entry has no native variant and no adapter
+//    and a last-error text that names the symbol, the versions and the driver path.
+//  * Binding rules (measured on drivers 418..580): each entry is requested by its *base* name at
+//    its *own* ABI version, never above the driver's effective version, with flags 2 for
+//    per-thread variants; cuGetProcAddress_v2 on 12.0+ drivers, cuGetProcAddress on 11.3+, exact
+//    dlsym before that and for the symbols cuGetProcAddress never returns.
+//  * Binding is lazy and thread-safe: Resolve() costs one acquire load once an entry is bound.
+//    BindAll() binds everything eagerly.
+//  * Several Driver objects may be open at once; DefaultDriver() is the process-wide one the
+//    drop-in stubs use, configured from the environment (CUDYN_DRIVER_PATH,
+//    CUDYN_MAX_CUDA_VERSION, CUDYN_PER_THREAD_DEFAULT_STREAM, CUDYN_LOG).
+#ifndef CUDYN_LOADER_CUDYN_H_
+#define CUDYN_LOADER_CUDYN_H_
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "version_tables/api_table.h"
+
+namespace cudyn {
+
+// CUresult values cudyn itself produces (same numbers as cuda.h; no cuda.h needed here).
+inline constexpr int kCudaSuccess = 0;
+inline constexpr int kCudaErrorInvalidValue = 1;
+inline constexpr int kCudaErrorNotInitialized = 3;
+inline constexpr int kCudaErrorStubLibrary = 34;
+inline constexpr int kCudaErrorNoDevice = 100;
+inline constexpr int kCudaErrorNotFound = 500;
+inline constexpr int kCudaErrorSharedObjectSymbolNotFound = 302;
+inline constexpr int kCudaErrorSharedObjectInitFailed = 303;
+inline constexpr int kCudaErrorNotSupported = 801;
+
+enum class EntryStatus : uint8_t { kUnbound, kNative, kAdapter, kMissing };
+enum class BindVia : uint8_t { kNone, kGetProcAddressV2, kGetProcAddress, kDlsym, kAdapter };
+enum class Strategy : uint8_t { kNone, kGetProcAddressV2, kGetProcAddress, kDlsym };
+
+const char* EntryStatusName(EntryStatus status);  // "unbound", "native", "adapter", "missing"
+const char* BindViaName(BindVia via);  // "cuGetProcAddress_v2", "cuGetProcAddress", "dlsym", ...
+const char* StrategyName(Strategy strategy);
+
+// One place the loader looked for the driver.
+struct DriverCandidate {
+  std::string path;    // as given to dlopen
+  std::string source;  // "option", "CUDYN_DRIVER_PATH", "already loaded", "wsl", "default search",
+                       // "well-known directory"
+  bool accepted = false;
+  int cuda_version = 0;  // when cuDriverGetVersion answered
+  std::string reason;    // why it was rejected, or "accepted"
+};
+
+struct DriverOptions {
+  // An absolute path to libcuda.so.1 (or a copy). Relative paths are rejected. When set (here or
+  // via CUDYN_DRIVER_PATH) nothing else is tried.
+  std::string driver_path;
+  // Behave as a driver of at most this CUDA version (e.g. 11040). Overrides the environment.
+  std::optional<int> max_cuda_version;
+  // Serve legacy-stream entries with their per-thread variants. Overrides the environment.
+  std::optional<bool> per_thread_default_stream;
+  // Read CUDYN_* variables (DefaultDriver() does).
+  bool use_environment = false;
+  // Replaces the already-loaded/WSL/default-search/well-known-directory steps when set (tests).
+  std::optional<std::vector<std::string>> search_paths;
+};
+
+// Parses a CUDA version as written in CUDYN_MAX_CUDA_VERSION: "11040", or "11.4" / "12.2".
+// Returns nullopt for anything else (including absurd values outside 1000..99999).
+std::optional<int> ParseCudaVersion(const std::string& text);
+// Parses a boolean as CUDYN_PER_THREAD_DEFAULT_STREAM accepts: 0/1/true/false/on/off/yes/no.
+std::optional<bool> ParseBool(const std::string& text);
+
+class Driver {
+ public:
+  // Never returns null; check ok(). Never throws.
+  static std::unique_ptr<Driver> Open(const DriverOptions& options);
+  ~Driver();
+  Driver(const Driver&) = delete;
+  Driver& operator=(const Driver&) = delete;
+
+  bool ok() const { return error_ == kCudaSuccess; }
+  int error() const { return error_; }  // 0, 303 or 34
+  // The CUresult a call of a missing entry returns: 302 when the driver is open, else error().
+  int missing_result() const { return ok() ? kCudaErrorSharedObjectSymbolNotFound : error_; }
+
+  const std::string& path() const { return path_; }
+  const std::string& found_by() const { return found_by_; }
+  const std::vector<DriverCandidate>& candidates() const { return candidates_; }
+  int cuda_version() const { return cuda_version_; }          // what the driver reports
+  int effective_version() const { return effective_version_; }  // after the clamp
+  Strategy strategy() const { return strategy_; }
+  bool per_thread_default_stream() const { return per_thread_; }
+  void* handle() const { return handle_; }
+  // Problems with the configuration (rejected environment values, ignored overrides).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+  // The function to call for `index`, binding it on first use; nullptr when missing.
+  void* Resolve(int index) {
+    void* fn = slots_[index].load(std::memory_order_acquire);
+    return fn != nullptr ? fn : ResolveSlow(index, /*quiet=*/false);
+  }
+  // Binds every entry. Returns the number of missing entries.
+  int BindAll();
+
+  EntryStatus status(int index) const {
+    return static_cast<EntryStatus>(status_[index].load(std::memory_order_acquire));
+  }
+  BindVia via(int index) const { return static_cast<BindVia>(via_[index].load(std::memory_order_acquire)); }
+  // The driver's exported name of the function that runs for `index` (dladdr of the bound
+  // driver function; for a custom adapter, of the function the adapter calls). "" if unbound.
+  std::string driver_symbol(int index) const;
+  // Text of the last failure: symbol, versions, path.
+  std::string last_error() const;
+
+  // The instance id custom adapters use to reach this driver, or -1 if none was free.
+  int adapter_instance() const { return adapter_instance_; }
+  // Called by an adapter that cannot express its caller's arguments on this driver (it then
+  // returns 801): sets the last error and logs once per entry.
+  void NoteAdapterCannotExpress(int index, const char* why);
+
+ private:
+  friend Driver& DefaultDriver();
+  friend void* ResolveDefaultSlow(int index);
+  explicit Driver(std::atomic<void*>* slots);
+  static std::unique_ptr<Driver> OpenInto(const DriverOptions& options,
+                                          std::atomic<void*>* slots);
+  void Discover(const DriverOptions& options);
+  bool TryCandidate(const std::string& path, const std::string& source, bool noload);
+  void ChooseStrategy();
+  void* ResolveSlow(int index, bool quiet);
+  std::string MissingText(int index) const;
+  void* BindNative(int index, BindVia* via);
+  void* LookUp(int index, int version, bool per_thread, BindVia* via);
+  void Publish(int index, void* fn, EntryStatus status, BindVia via);
+  void SetLastError(std::string text);
+
+  // The default driver's slots are a global array (DefaultSlots) so a stub reaches its slot with
+  // one RIP-relative load; other drivers own theirs.
+  std::atomic<void*>* slots_;
+  std::unique_ptr<std::atomic<void*>[]> owned_slots_;
+  std::atomic<uint8_t> status_[kEntryCount];
+  std::atomic<uint8_t> via_[kEntryCount];
+  std::atomic<uint8_t> logged_[kEntryCount];           // bind outcome logged
+  std::atomic<uint8_t> logged_unsupported_[kEntryCount];  // an adapter's 801 logged
+
+  int error_ = kCudaErrorSharedObjectInitFailed;
+  void* handle_ = nullptr;
+  std::string path_;
+  std::string found_by_;
+  std::vector<DriverCandidate> candidates_;
+  std::vector<std::string> warnings_;
+  int cuda_version_ = 0;
+  int effective_version_ = 0;
+  bool per_thread_ = false;
+  Strategy strategy_ = Strategy::kNone;
+  void* get_proc_address_ = nullptr;     // cuGetProcAddress (v1)
+  void* get_proc_address_v2_ = nullptr;  // cuGetProcAddress_v2
+  int adapter_instance_ = -1;
+
+  mutable std::mutex error_mutex_;
+  std::string last_error_;
+};
+
+// The process-wide driver, opened on first use from the environment. Never fails to return;
+// check ok(). Thread-safe.
+Driver& DefaultDriver();
+
+// The default driver's slot array (kEntryCount entries, null until bound) and its slow path,
+// for the drop-in stubs' hot path:  fn = slots[i].load(); if (!fn) fn = ResolveDefaultSlow(i);
+extern std::atomic<void*> g_default_slots[kEntryCount];
+void* ResolveDefaultSlow(int index);
+
+// CUresult names and descriptions generated from cuda.h; usable with no driver. Return 1
+// (CUDA_ERROR_INVALID_VALUE) and leave *out untouched for unknown codes, like the driver.
+int ResultName(int result, const char** out);
+int ResultString(int result, const char** out);
+
+}  // namespace cudyn
+
+#endif  // CUDYN_LOADER_CUDYN_H_

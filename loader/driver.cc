@@ -1,0 +1,518 @@
+// Driver discovery, version, strategy and per-entry binding. See cudyn.h for the contract.
+#include <dlfcn.h>
+#include <link.h>
+#include <sys/stat.h>
+
+#include <cstring>
+#include <new>
+
+#include "loader/cudyn.h"
+#include "loader/internal.h"
+#include "spdlog/spdlog.h"
+
+namespace cudyn {
+namespace {
+
+using DriverGetVersionFn = int (*)(int*);
+using GetProcAddressFn = int (*)(const char*, void**, int, unsigned long long);
+using GetProcAddressV2Fn = int (*)(const char*, void**, int, unsigned long long, int*);
+
+constexpr unsigned long long kPerThreadFlag = 2;  // CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+constexpr int kFirstGetProcAddress = 11030;       // cuGetProcAddress appeared in CUDA 11.3
+constexpr int kFirstGetProcAddressV2 = 12000;     // cuGetProcAddress_v2 in CUDA 12.0
+constexpr int kMinPlausibleVersion = 1000;        // cuDriverGetVersion below this is nonsense
+constexpr int kMaxPlausibleVersion = 99999;
+
+// Where drivers live when the dynamic linker's default search does not find one: distro
+// multiarch and lib64 dirs, Debian's alternatives dir, containers' /usr/local/nvidia, and the
+// forward-compat package.
+const char* const kWellKnownDirs[] = {
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib",
+    "/usr/lib/x86_64-linux-gnu/nvidia/current",
+    "/usr/local/nvidia/lib64",
+    "/usr/local/nvidia/lib",
+    "/usr/local/cuda/compat",
+};
+const char kWslDriver[] = "/usr/lib/wsl/lib/libcuda.so.1";
+const char kDriverSoname[] = "libcuda.so.1";
+
+std::string DlError() {
+  const char* e = dlerror();
+  return e != nullptr ? std::string(e) : std::string("unknown dlopen error");
+}
+
+std::string LoadedPath(void* handle, const std::string& fallback) {
+  struct link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
+      map->l_name[0] != '\0') {
+    return map->l_name;
+  }
+  return fallback;
+}
+
+// Builds "cuMemAdvise" from an entry into a NUL-terminated buffer without allocating.
+bool CopyBase(int index, char* buffer, size_t size) {
+  std::string_view base = EntryBase(index);
+  if (base.size() + 1 > size) return false;
+  std::memcpy(buffer, base.data(), base.size());
+  buffer[base.size()] = '\0';
+  return true;
+}
+
+// The per-thread sibling of a legacy entry: cuMemcpyHtoD_v2 -> cuMemcpyHtoD_v2_ptds.
+int PerThreadSibling(int index) {
+  std::string symbol(EntrySymbol(index));
+  int sibling = FindEntry(symbol + "_ptds");
+  return sibling >= 0 ? sibling : FindEntry(symbol + "_ptsz");
+}
+
+}  // namespace
+
+const char* EntryStatusName(EntryStatus status) {
+  switch (status) {
+    case EntryStatus::kUnbound: return "unbound";
+    case EntryStatus::kNative: return "native";
+    case EntryStatus::kAdapter: return "adapter";
+    case EntryStatus::kMissing: return "missing";
+  }
+  return "?";
+}
+
+const char* BindViaName(BindVia via) {
+  switch (via) {
+    case BindVia::kNone: return "none";
+    case BindVia::kGetProcAddressV2: return "cuGetProcAddress_v2";
+    case BindVia::kGetProcAddress: return "cuGetProcAddress";
+    case BindVia::kDlsym: return "dlsym";
+    case BindVia::kAdapter: return "adapter";
+  }
+  return "?";
+}
+
+const char* StrategyName(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::kNone: return "none";
+    case Strategy::kGetProcAddressV2: return "cuGetProcAddress_v2";
+    case Strategy::kGetProcAddress: return "cuGetProcAddress";
+    case Strategy::kDlsym: return "dlsym";
+  }
+  return "?";
+}
+
+std::optional<int> ParseCudaVersion(const std::string& text) {
+  if (text.empty() || text.size() > 8) return std::nullopt;
+  int major = 0, minor = 0;
+  size_t dot = text.find('.');
+  auto digits = [](const std::string& s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s.size() <= 5;
+  };
+  int value = 0;
+  if (dot == std::string::npos) {
+    if (!digits(text)) return std::nullopt;
+    value = std::stoi(text);
+  } else {
+    std::string a = text.substr(0, dot), b = text.substr(dot + 1);
+    if (!digits(a) || !digits(b) || a.size() > 2 || b.size() > 2) return std::nullopt;
+    major = std::stoi(a);
+    minor = std::stoi(b);
+    value = major * 1000 + minor * 10;
+  }
+  if (value < kMinPlausibleVersion || value > kMaxPlausibleVersion) return std::nullopt;
+  return value;
+}
+
+std::optional<bool> ParseBool(const std::string& text) {
+  static const char* const kTrue[] = {"1", "true", "on", "yes", "TRUE", "ON", "YES", "True"};
+  static const char* const kFalse[] = {"0", "false", "off", "no", "FALSE", "OFF", "NO", "False"};
+  for (const char* t : kTrue) {
+    if (text == t) return true;
+  }
+  for (const char* f : kFalse) {
+    if (text == f) return false;
+  }
+  return std::nullopt;
+}
+
+std::atomic<void*> g_default_slots[kEntryCount];
+
+Driver::Driver(std::atomic<void*>* slots) : slots_(slots) {
+  if (slots_ == nullptr) {
+    owned_slots_.reset(new (std::nothrow) std::atomic<void*>[kEntryCount]);
+    slots_ = owned_slots_.get();
+  }
+  for (int i = 0; slots_ != nullptr && i < kEntryCount; ++i) {
+    slots_[i].store(nullptr, std::memory_order_relaxed);
+  }
+  for (int i = 0; i < kEntryCount; ++i) {
+    status_[i].store(static_cast<uint8_t>(EntryStatus::kUnbound), std::memory_order_relaxed);
+    via_[i].store(static_cast<uint8_t>(BindVia::kNone), std::memory_order_relaxed);
+    logged_[i].store(0, std::memory_order_relaxed);
+    logged_unsupported_[i].store(0, std::memory_order_relaxed);
+  }
+}
+
+Driver::~Driver() {
+  if (adapter_instance_ >= 0) internal::ReleaseAdapterInstance(adapter_instance_);
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+std::unique_ptr<Driver> Driver::Open(const DriverOptions& options) {
+  return OpenInto(options, nullptr);
+}
+
+std::unique_ptr<Driver> Driver::OpenInto(const DriverOptions& options,
+                                         std::atomic<void*>* slots) {
+  std::unique_ptr<Driver> driver(new (std::nothrow) Driver(slots));
+  if (driver == nullptr || driver->slots_ == nullptr) return nullptr;  // out of memory
+  try {
+    driver->Discover(options);
+  } catch (const std::exception& e) {
+    driver->error_ = kCudaErrorSharedObjectInitFailed;
+    driver->SetLastError(std::string("cudyn: driver discovery failed: ") + e.what());
+  }
+  return driver;
+}
+
+void Driver::Discover(const DriverOptions& options) {
+  if (options.use_environment) {
+    std::string log_warning = internal::ConfigureLogFromEnvironment();
+    if (!log_warning.empty()) warnings_.push_back(log_warning);
+  }
+  // Clamp and per-thread settings: explicit options win over the environment.
+  std::optional<int> clamp = options.max_cuda_version;
+  if (!clamp && options.use_environment) {
+    std::string value = internal::GetEnv("CUDYN_MAX_CUDA_VERSION");
+    if (!value.empty()) {
+      clamp = ParseCudaVersion(value);
+      if (!clamp) {
+        warnings_.push_back("CUDYN_MAX_CUDA_VERSION='" + value +
+                            "' is not a CUDA version (e.g. 11040 or 11.4); ignored");
+      }
+    }
+  }
+  std::optional<bool> per_thread = options.per_thread_default_stream;
+  if (!per_thread && options.use_environment) {
+    std::string value = internal::GetEnv("CUDYN_PER_THREAD_DEFAULT_STREAM");
+    if (!value.empty()) {
+      per_thread = ParseBool(value);
+      if (!per_thread) {
+        warnings_.push_back("CUDYN_PER_THREAD_DEFAULT_STREAM='" + value +
+                            "' is not one of 0/1/true/false/on/off/yes/no; using legacy streams");
+      }
+    }
+  }
+  per_thread_ = per_thread.value_or(false);
+  for (const std::string& w : warnings_) internal::Log().error("{}", w);
+
+  // Candidate order: explicit path (option, then CUDYN_DRIVER_PATH) alone; otherwise the
+  // already-loaded driver, WSL, the default search and well-known directories.
+  std::string explicit_path = options.driver_path;
+  std::string explicit_source = "option";
+  if (explicit_path.empty() && options.use_environment) {
+    std::string env_path = internal::GetEnv("CUDYN_DRIVER_PATH");
+    if (!env_path.empty()) {
+      if (internal::IsSecureExecution()) {
+        candidates_.push_back({env_path, "CUDYN_DRIVER_PATH", false, 0,
+                               "ignored: the process runs with AT_SECURE (setuid/setgid)"});
+        warnings_.push_back("CUDYN_DRIVER_PATH ignored in a setuid/setgid process");
+      } else {
+        explicit_path = env_path;
+        explicit_source = "CUDYN_DRIVER_PATH";
+      }
+    }
+  }
+  bool accepted = false;
+  if (!explicit_path.empty()) {
+    if (explicit_path[0] != '/') {
+      candidates_.push_back({explicit_path, explicit_source, false, 0,
+                             "not an absolute path (relative paths are never searched)"});
+    } else {
+      accepted = TryCandidate(explicit_path, explicit_source, false);
+    }
+  } else if (options.search_paths) {
+    for (const std::string& p : *options.search_paths) {
+      if ((accepted = TryCandidate(p, "search path", false))) break;
+    }
+  } else {
+    accepted = TryCandidate(kDriverSoname, "already loaded", true);
+    if (!accepted) {
+      struct stat st;
+      if (stat(kWslDriver, &st) == 0) accepted = TryCandidate(kWslDriver, "wsl", false);
+    }
+    if (!accepted) accepted = TryCandidate(kDriverSoname, "default search", false);
+    for (size_t i = 0; !accepted && i < sizeof(kWellKnownDirs) / sizeof(kWellKnownDirs[0]); ++i) {
+      std::string path = std::string(kWellKnownDirs[i]) + "/" + kDriverSoname;
+      struct stat st;
+      if (stat(path.c_str(), &st) != 0) continue;
+      accepted = TryCandidate(path, "well-known directory", false);
+    }
+  }
+
+  if (!accepted) {
+    bool stub_seen = false;
+    std::string tried;
+    for (const DriverCandidate& c : candidates_) {
+      if (c.reason.find("stub") != std::string::npos) stub_seen = true;
+      tried += "\n  " + c.path + " (" + c.source + "): " + c.reason;
+    }
+    if (candidates_.empty()) tried = "\n  (no candidate paths)";
+    error_ = stub_seen ? kCudaErrorStubLibrary : kCudaErrorSharedObjectInitFailed;
+    SetLastError(std::string(stub_seen ? "cudyn: only the CUDA toolkit's stub libcuda was found "
+                                         "(it cannot run anything); install the NVIDIA driver"
+                                       : "cudyn: no loadable NVIDIA driver (libcuda.so.1)") +
+                 "; tried:" + tried);
+    internal::Log().warn("{}", last_error());
+    return;
+  }
+
+  effective_version_ = cuda_version_;
+  if (clamp && *clamp < cuda_version_) effective_version_ = *clamp;
+  ChooseStrategy();
+  adapter_instance_ = internal::AcquireAdapterInstance(this);
+  if (adapter_instance_ < 0) {
+    warnings_.push_back("more than 16 drivers open at once: custom adapters are unavailable for "
+                        "this one");
+    internal::Log().warn("{}", warnings_.back());
+  }
+  error_ = kCudaSuccess;
+  internal::Log().info("driver {} (found by {}), CUDA {}, effective {}, strategy {}", path_,
+                       found_by_, cuda_version_, effective_version_, StrategyName(strategy_));
+}
+
+bool Driver::TryCandidate(const std::string& path, const std::string& source, bool noload) {
+  DriverCandidate c{path, source, false, 0, ""};
+  if (!noload && path[0] == '/') {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) {
+      c.reason = std::string("cannot open: ") + std::strerror(errno);
+      candidates_.push_back(c);
+      return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      c.reason = "is a directory";
+      candidates_.push_back(c);
+      return false;
+    }
+  }
+  dlerror();
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | (noload ? RTLD_NOLOAD : 0));
+  if (handle == nullptr) {
+    c.reason = noload ? "not loaded in this process" : "dlopen failed: " + DlError();
+    candidates_.push_back(c);
+    return false;
+  }
+  c.path = LoadedPath(handle, path);
+  auto get_version = reinterpret_cast<DriverGetVersionFn>(dlsym(handle, "cuDriverGetVersion"));
+  if (get_version == nullptr) {
+    c.reason = "exports no cuDriverGetVersion: not a CUDA driver";
+    candidates_.push_back(c);
+    dlclose(handle);
+    return false;
+  }
+  int version = 0;
+  int rc = get_version(&version);
+  if (rc == kCudaErrorStubLibrary) {
+    c.reason = "the CUDA toolkit's stub library (cuDriverGetVersion returned 34 "
+               "CUDA_ERROR_STUB_LIBRARY)";
+  } else if (rc != kCudaSuccess) {
+    c.reason = "cuDriverGetVersion failed with CUresult " + std::to_string(rc);
+  } else if (version < kMinPlausibleVersion || version > kMaxPlausibleVersion) {
+    c.reason = "cuDriverGetVersion reports an absurd CUDA version " + std::to_string(version);
+  }
+  if (!c.reason.empty()) {
+    candidates_.push_back(c);
+    dlclose(handle);
+    return false;
+  }
+  c.accepted = true;
+  c.cuda_version = version;
+  c.reason = "accepted";
+  candidates_.push_back(c);
+  handle_ = handle;
+  path_ = c.path;
+  found_by_ = source;
+  cuda_version_ = version;
+  return true;
+}
+
+void Driver::ChooseStrategy() {
+  get_proc_address_ = dlsym(handle_, "cuGetProcAddress");
+  get_proc_address_v2_ = dlsym(handle_, "cuGetProcAddress_v2");
+  if (effective_version_ >= kFirstGetProcAddressV2 && get_proc_address_v2_ != nullptr) {
+    strategy_ = Strategy::kGetProcAddressV2;
+  } else if (effective_version_ >= kFirstGetProcAddress && get_proc_address_ != nullptr) {
+    strategy_ = Strategy::kGetProcAddress;
+  } else {
+    strategy_ = Strategy::kDlsym;
+  }
+}
+
+void* Driver::LookUp(int index, int version, bool per_thread, BindVia* via) {
+  const EntryInfo& e = kEntries[index];
+  char base[128];
+  if (e.gpa_reachable && strategy_ != Strategy::kDlsym && CopyBase(index, base, sizeof(base))) {
+    void* fn = nullptr;
+    unsigned long long flags = per_thread ? kPerThreadFlag : 0;
+    if (strategy_ == Strategy::kGetProcAddressV2) {
+      int symbol_status = -1;
+      int rc = reinterpret_cast<GetProcAddressV2Fn>(get_proc_address_v2_)(base, &fn, version, flags,
+                                                                          &symbol_status);
+      if (rc == kCudaSuccess && symbol_status == 0 && fn != nullptr) {
+        *via = BindVia::kGetProcAddressV2;
+        return fn;
+      }
+    } else {
+      int rc = reinterpret_cast<GetProcAddressFn>(get_proc_address_)(base, &fn, version, flags);
+      if (rc == kCudaSuccess && fn != nullptr) {
+        *via = BindVia::kGetProcAddress;
+        return fn;
+      }
+    }
+  }
+  // Before 11.3, for symbols cuGetProcAddress never returns, and when it declines: the exact
+  // exported name.
+  void* fn = dlsym(handle_, EntrySymbol(index).data());
+  if (fn != nullptr) *via = BindVia::kDlsym;
+  return fn;
+}
+
+void* Driver::BindNative(int index, BindVia* via) {
+  const EntryInfo& e = kEntries[index];
+  if (e.abi_version > effective_version_) return nullptr;  // never ask above the driver
+  if (per_thread_ && e.stream == StreamClass::kLegacy) {
+    int sibling = PerThreadSibling(index);
+    if (sibling >= 0 && kEntries[sibling].abi_version <= effective_version_) {
+      if (void* fn = LookUp(sibling, kEntries[sibling].abi_version, true, via)) return fn;
+    }
+  }
+  return LookUp(index, e.abi_version, e.stream != StreamClass::kLegacy, via);
+}
+
+void Driver::Publish(int index, void* fn, EntryStatus status, BindVia via) {
+  via_[index].store(static_cast<uint8_t>(via), std::memory_order_relaxed);
+  status_[index].store(static_cast<uint8_t>(status), std::memory_order_release);
+  if (fn != nullptr) slots_[index].store(fn, std::memory_order_release);
+}
+
+void* Driver::ResolveSlow(int index, bool quiet) {
+  if (index < 0 || index >= kEntryCount) return nullptr;
+  if (status(index) == EntryStatus::kMissing) {
+    // Bound quietly by BindAll(); the first real call still gets its one warning.
+    if (!quiet && ok() && logged_[index].exchange(1) == 0) {
+      internal::Log().warn("{}", MissingText(index));
+    }
+    return nullptr;
+  }
+  if (!ok()) {
+    Publish(index, nullptr, EntryStatus::kMissing, BindVia::kNone);
+    return nullptr;
+  }
+  const EntryInfo& e = kEntries[index];
+  BindVia via = BindVia::kNone;
+  if (void* fn = BindNative(index, &via)) {
+    Publish(index, fn, EntryStatus::kNative, via);
+    return fn;
+  }
+  void* fn = nullptr;
+  void* fallback = nullptr;
+  if (e.fallback >= 0) {
+    fallback = slots_[e.fallback].load(std::memory_order_acquire);
+    if (fallback == nullptr) fallback = ResolveSlow(e.fallback, quiet);
+  }
+  if (fallback != nullptr) {
+    if (e.adapter == AdapterKind::kSameSignature) {
+      fn = fallback;
+    } else if (e.adapter == AdapterKind::kCustom && adapter_instance_ >= 0) {
+      fn = internal::CustomAdapter(index, adapter_instance_);
+    }
+  }
+  if (fn != nullptr) {
+    Publish(index, fn, EntryStatus::kAdapter, BindVia::kAdapter);
+    if (logged_[index].exchange(1) == 0) {
+      internal::Log().info("{} (ABI {}) served by an adapter over {} on {} (CUDA {})",
+                           EntrySymbol(index), e.abi_version, EntrySymbol(e.fallback), path_,
+                           effective_version_);
+    }
+    return fn;
+  }
+  Publish(index, nullptr, EntryStatus::kMissing, BindVia::kNone);
+  std::string text = MissingText(index);
+  SetLastError(text);
+  if (!quiet && logged_[index].exchange(1) == 0) internal::Log().warn("{}", text);
+  return nullptr;
+}
+
+std::string Driver::MissingText(int index) const {
+  const EntryInfo& e = kEntries[index];
+  return "cudyn: " + std::string(EntrySymbol(index)) + " (ABI " + std::to_string(e.abi_version) +
+         ") is not provided by " + path_ + " (CUDA " + std::to_string(cuda_version_) +
+         ", effective " + std::to_string(effective_version_) + ")" +
+         (e.fallback >= 0 ? " and its adapter over " + std::string(EntrySymbol(e.fallback)) +
+                                " cannot be used"
+                          : " and has no adapter");
+}
+
+void Driver::NoteAdapterCannotExpress(int index, const char* why) {
+  if (index < 0 || index >= kEntryCount) return;
+  std::string text = "cudyn: " + std::string(EntrySymbol(index)) + " is adapted to " +
+                     std::string(EntrySymbol(kEntries[index].fallback)) + " on " + path_ +
+                     " (CUDA " + std::to_string(effective_version_) + "), which cannot express " +
+                     why + ": returning 801 CUDA_ERROR_NOT_SUPPORTED";
+  SetLastError(text);
+  if (logged_unsupported_[index].exchange(1) == 0) internal::Log().warn("{}", text);
+}
+
+int Driver::BindAll() {
+  int missing = 0;
+  for (int i = 0; i < kEntryCount; ++i) {
+    void* fn = slots_[i].load(std::memory_order_acquire);
+    missing += (fn != nullptr ? fn : ResolveSlow(i, /*quiet=*/true)) == nullptr;
+  }
+  return missing;
+}
+
+std::string Driver::driver_symbol(int index) const {
+  if (index < 0 || index >= kEntryCount) return "";
+  EntryStatus s = status(index);
+  if (s == EntryStatus::kAdapter && kEntries[index].adapter == AdapterKind::kCustom) {
+    return driver_symbol(kEntries[index].fallback);
+  }
+  void* fn = slots_[index].load(std::memory_order_acquire);
+  if (fn == nullptr) return "";
+  Dl_info info;
+  if (dladdr(fn, &info) == 0 || info.dli_sname == nullptr) return "";
+  return info.dli_sname;
+}
+
+void Driver::SetLastError(std::string text) {
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  last_error_ = std::move(text);
+}
+
+std::string Driver::last_error() const {
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  return last_error_;
+}
+
+Driver& DefaultDriver() {
+  // Leaked on purpose: stubs may be called from other libraries' destructors at exit.
+  static Driver* const driver = [] {
+    DriverOptions options;
+    options.use_environment = true;
+    return Driver::OpenInto(options, g_default_slots).release();
+  }();
+  if (driver == nullptr) {
+    static Driver unopened(nullptr);  // out of memory at open: every call reports 303
+    return unopened;
+  }
+  return *driver;
+}
+
+void* ResolveDefaultSlow(int index) {
+  return DefaultDriver().ResolveSlow(index, /*quiet=*/false);
+}
+
+}  // namespace cudyn
