@@ -1,0 +1,125 @@
+// The entry points the drop-in shim answers itself:
+//  * cuDriverGetVersion reports the effective (clamped) version.
+//  * cuGetProcAddress / cuGetProcAddress_v2 look up cudyn's own table and return cudyn's
+//    trampolines, so a client that loads libcudyn_cuda.so in place of libcuda.so.1 and looks
+//    functions up by name gets adapters too. Semantics as NVIDIA documents and as measured on the
+//    real drivers: the base name (suffixed names are not found), the newest variant whose ABI
+//    version is at most the requested one, flag 2 (per-thread default stream) selecting the
+//    _ptds/_ptsz variant where one exists, v2 reporting not-found as success + symbolStatus
+//    (1 no such symbol, 2 version not sufficient), v1 as 500. Like a 13.x driver, a request above
+//    an effective version of 13.0 or later is CUDA_ERROR_INVALID_VALUE.
+//  * cuGetErrorName / cuGetErrorString work without any driver.
+#include <cstring>
+#include <string_view>
+
+#include "stubs/shim.h"
+#include "stubs/trampoline.h"
+
+namespace cudyn {
+namespace {
+
+#define CUDYN_TRAMPOLINE_ADDRESS(index, symbol) reinterpret_cast<void*>(&symbol),
+#define CUDYN_NO_TRAMPOLINE(index) nullptr,
+// Generated: the trampoline of every entry (nullptr where the compiling headers lack it).
+void* const kTrampolines[kEntryCount] = {
+#include "stubs/trampoline_table.inc"
+};
+#undef CUDYN_TRAMPOLINE_ADDRESS
+#undef CUDYN_NO_TRAMPOLINE
+
+constexpr unsigned long long kPerThreadFlag = 2;  // CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+
+}  // namespace
+
+ShimLookup ShimFindProc(std::string_view symbol, int version, unsigned long long flags,
+                        ShimAvailability available) {
+  ShimLookup result;
+  if (symbol.empty()) return result;
+  const bool per_thread = (flags & kPerThreadFlag) != 0;
+  int best = -1, best_per_thread = -1;
+  bool base_known = false;
+  // The table is sorted by symbol, so a base's variants follow its lower bound.
+  for (int i = LowerBoundEntry(symbol); i < kEntryCount && EntrySymbol(i).substr(0, symbol.size()) == symbol; ++i) {
+    if (EntryBase(i) != symbol) continue;  // cuMemcpy2D is not a variant of cuMemcpy
+    base_known = true;
+    const EntryInfo& e = kEntries[i];
+    if (!e.gpa_reachable || e.abi_version > version || !available(i)) continue;
+    int& slot = e.stream == StreamClass::kLegacy ? best : best_per_thread;
+    if (slot < 0 || kEntries[slot].abi_version < e.abi_version) slot = i;
+  }
+  result.base_known = base_known;
+  result.index = per_thread && best_per_thread >= 0 ? best_per_thread : best;
+  return result;
+}
+
+void* ShimTrampoline(int index) {
+  return index >= 0 && index < kEntryCount ? kTrampolines[index] : nullptr;
+}
+
+namespace {
+
+bool DefaultDriverProvides(int index) {
+  return kTrampolines[index] != nullptr && DefaultDriver().Resolve(index) != nullptr;
+}
+
+CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                     CUdriverProcAddressQueryResult* status, bool v2) {
+  if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *pfn = nullptr;
+  Driver& driver = DefaultDriver();
+  if (!driver.ok()) return static_cast<CUresult>(driver.error());
+  if (driver.effective_version() >= 13000 && version > driver.effective_version()) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  ShimLookup found = ShimFindProc(symbol, version, flags, DefaultDriverProvides);
+  if (found.index >= 0) {
+    *pfn = kTrampolines[found.index];
+    if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+  }
+  if (!v2) return CUDA_ERROR_NOT_FOUND;
+  if (status != nullptr) {
+    *status = found.base_known ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+                               : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  }
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+}  // namespace cudyn
+
+extern "C" {
+
+#undef cuDriverGetVersion
+CUDYN_STUB_API CUresult CUDAAPI cuDriverGetVersion(int* version) {
+  if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  cudyn::Driver& driver = cudyn::DefaultDriver();
+  if (!driver.ok()) return static_cast<CUresult>(driver.error());
+  *version = driver.effective_version();
+  return CUDA_SUCCESS;
+}
+
+#undef cuGetProcAddress
+CUDYN_STUB_API CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion,
+                                                 cuuint64_t flags) {
+  return cudyn::ProcAddress(symbol, pfn, cudaVersion, flags, nullptr, false);
+}
+
+#undef cuGetProcAddress_v2
+CUDYN_STUB_API CUresult CUDAAPI cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion,
+                                                    cuuint64_t flags,
+                                                    CUdriverProcAddressQueryResult* symbolStatus) {
+  return cudyn::ProcAddress(symbol, pfn, cudaVersion, flags, symbolStatus, true);
+}
+
+#undef cuGetErrorName
+CUDYN_STUB_API CUresult CUDAAPI cuGetErrorName(CUresult error, const char** pStr) {
+  return static_cast<CUresult>(cudyn::ResultName(error, pStr));
+}
+
+#undef cuGetErrorString
+CUDYN_STUB_API CUresult CUDAAPI cuGetErrorString(CUresult error, const char** pStr) {
+  return static_cast<CUresult>(cudyn::ResultString(error, pStr));
+}
+
+}  // extern "C"
