@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# .ci/test.sh — the project's test command: runs every test step, sums the results and prints a final line
+#   N passed, N failed
+# Exit status 0 only if nothing failed (a build failure counts as a failure).
+#
+# Steps are calls of run_bazel_tests / run_bazel_build in main() below; add more there (sanitizer runs,
+# the examples/ workspace, ...) and their counts are summed automatically.
+#
+#   run_bazel_tests <label> [--workspace DIR] <bazel test args...>
+#       `bazel test --keep_going <args>` in the repo (or in DIR); counts every test target of the summary:
+#       PASSED / FLAKY -> passed; FAILED, TIMEOUT, NO STATUS, INCOMPLETE, FAILED TO BUILD, ... -> failed.
+#       If Bazel fails without any failed test in its summary (analysis/build error), that counts as 1 failed.
+#   run_bazel_build <label> [--workspace DIR] <bazel build args...>
+#       `bazel build <args>`: 1 passed or 1 failed.
+#
+# Environment:
+#   BAZEL               bazel binary (default: bazel)
+#   CUDYN_CI_LOGDIR     where each step's full Bazel output is kept (default: a new temp directory)
+#   CUDYN_CI_SUMMARY    if set, the final "N passed, N failed" line is also written to this file
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BAZEL=${BAZEL:-bazel}
+LOGDIR=${CUDYN_CI_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/cudyn-ci.XXXXXX")}
+mkdir -p "$LOGDIR"
+
+TOTAL_PASSED=0
+TOTAL_FAILED=0
+STEP_LINES=()         # one summary line per step, printed at the end
+WORKSPACES=("$ROOT")  # every workspace a Bazel server was started in (shut down at the end)
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
+
+# parse_test_summary <log>: prints "<passed> <failed>" from Bazel's per-target test summary lines.
+parse_test_summary() {
+  awk '
+    # //pkg:target   (cached) PASSED in 0.2s  |  @repo//pkg:t   FAILED TO BUILD  |  //p:t   NO STATUS
+    /^(\/\/|@)[^ \t]+[ \t]+/ {
+      line = $0
+      sub(/^[^ \t]+[ \t]+/, "", line)
+      sub(/^\(cached\)[ \t]+/, "", line)
+      if (line ~ /^(PASSED|FLAKY)/) { passed++; next }
+      if (line ~ /^SKIPPED/) { next }
+      if (line ~ /^(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|REMOTE FAILURE|BUILD FAILURE|TOOL HALTED)/) { failed++; next }
+    }
+    END { printf "%d %d\n", passed, failed }
+  ' "$1"
+}
+
+# _parse_workspace <args...>: sets WS (and registers it) from an optional leading --workspace DIR.
+_parse_workspace() {
+  WS=$ROOT
+  if [[ ${1:-} == --workspace ]]; then
+    WS=$(cd "$2" && pwd)
+    local w
+    for w in "${WORKSPACES[@]}"; do [[ $w == "$WS" ]] && return 0; done
+    WORKSPACES+=("$WS")
+  fi
+}
+
+run_bazel_tests() {
+  local label=$1 start log rc passed failed WS
+  shift
+  _parse_workspace "$@"
+  [[ $WS == "$ROOT" ]] || shift 2
+  log="$LOGDIR/$label.log"
+  echo "=== [$label] $BAZEL test --keep_going $* (in $WS)"
+  start=$(now)
+  set +e
+  (cd "$WS" && "$BAZEL" test --keep_going --test_summary=short "$@") 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  read -r passed failed < <(parse_test_summary "$log")
+  # 0: all passed; 3: some tests failed; 4: built fine but no tests.  Anything else is a build/analysis
+  # failure: make sure it is counted even if no test line says so.
+  if { ((rc != 0 && rc != 4)) && ((failed == 0)); }; then
+    echo "=== [$label] bazel exited with $rc without a failed test in its summary: counted as 1 failed"
+    failed=1
+  fi
+  TOTAL_PASSED=$((TOTAL_PASSED + passed))
+  TOTAL_FAILED=$((TOTAL_FAILED + failed))
+  STEP_LINES+=("$(printf '%-24s %4d passed, %4d failed  (bazel exit %d, %s, log %s)' \
+    "$label" "$passed" "$failed" "$rc" "$(elapsed "$start")" "$log")")
+}
+
+run_bazel_build() {
+  local label=$1 start log rc passed=1 failed=0 WS
+  shift
+  _parse_workspace "$@"
+  [[ $WS == "$ROOT" ]] || shift 2
+  log="$LOGDIR/$label.log"
+  echo "=== [$label] $BAZEL build $* (in $WS)"
+  start=$(now)
+  set +e
+  (cd "$WS" && "$BAZEL" build "$@") 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  if ((rc != 0)); then passed=0 failed=1; fi
+  TOTAL_PASSED=$((TOTAL_PASSED + passed))
+  TOTAL_FAILED=$((TOTAL_FAILED + failed))
+  STEP_LINES+=("$(printf '%-24s %4d passed, %4d failed  (bazel exit %d, %s, log %s)' \
+    "$label" "$passed" "$failed" "$rc" "$(elapsed "$start")" "$log")")
+}
+
+shutdown_servers() {
+  local w
+  for w in "${WORKSPACES[@]}"; do
+    (cd "$w" && "$BAZEL" shutdown) >/dev/null 2>&1 || true
+  done
+}
+
+finish() {
+  local line
+  shutdown_servers
+  echo "=== summary"
+  for line in "${STEP_LINES[@]}"; do echo "  $line"; done
+  line="$TOTAL_PASSED passed, $TOTAL_FAILED failed"
+  [[ -z ${CUDYN_CI_SUMMARY:-} ]] || echo "$line" >"$CUDYN_CI_SUMMARY"
+  echo "$line"
+  ((TOTAL_FAILED == 0))
+}
+
+main() {
+  cd "$ROOT"
+  # Stop the Bazel server(s) even if this script dies half-way (finish() does it on the normal path).
+  trap 'shutdown_servers' EXIT
+  run_bazel_tests tests //...
+  # Next steps go here, e.g.:
+  #   run_bazel_tests asan --config=asan //...
+  #   run_bazel_tests tsan --config=tsan //...
+  #   run_bazel_tests ubsan --config=ubsan //...
+  #   run_bazel_build examples --workspace examples //...
+  finish
+}
+
+main "$@"
