@@ -69,6 +69,7 @@ void ZeroEdges(CUgraphEdgeData* data, size_t count) {
 }
 #endif
 
+#if CUDA_VERSION >= 12020
 // CUmemLocation -> the CUdevice argument of the pre-12.2 variants.
 bool LocationToDevice(CUmemLocation location, CUdevice* device) {
   if (location.type == CU_MEM_LOCATION_TYPE_DEVICE) {
@@ -81,6 +82,7 @@ bool LocationToDevice(CUmemLocation location, CUdevice* device) {
   }
   return false;
 }
+#endif
 
 // Runs `call` with `ctx` current (push/pop), for the 13.0 variants that take the context.
 template <int kInstance, class Call>

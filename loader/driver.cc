@@ -53,6 +53,47 @@ std::string LoadedPath(void* handle, const std::string& fallback) {
   return fallback;
 }
 
+// The address range of the object cudyn itself is linked into (an executable, libcudyn_cuda.so or
+// an embedding library). A driver lookup must never hand back one of cudyn's own functions: that
+// happens when a library interposes cudyn's exported cu* symbols over the driver's, or when
+// libcudyn_cuda.so is installed as libcuda.so.1, and calling it would recurse forever.
+struct OwnModule {
+  uintptr_t begin = 0, end = 0;
+};
+
+int FindOwnModule(struct dl_phdr_info* info, size_t, void* data) {
+  auto* own = static_cast<OwnModule*>(data);
+  uintptr_t probe = reinterpret_cast<uintptr_t>(&g_default_slots);
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    lo = start < lo ? start : lo;
+    hi = start + ph.p_memsz > hi ? start + ph.p_memsz : hi;
+  }
+  if (probe >= lo && probe < hi) {
+    own->begin = lo;
+    own->end = hi;
+    return 1;
+  }
+  return 0;
+}
+
+const OwnModule& Own() {
+  static const OwnModule own = [] {
+    OwnModule m;
+    dl_iterate_phdr(FindOwnModule, &m);
+    return m;
+  }();
+  return own;
+}
+
+bool IsOwnFunction(const void* fn) {
+  uintptr_t p = reinterpret_cast<uintptr_t>(fn);
+  return p >= Own().begin && p < Own().end;
+}
+
 // Builds "cuMemAdvise" from an entry into a NUL-terminated buffer without allocating.
 bool CopyBase(int index, char* buffer, size_t size) {
   std::string_view base = EntryBase(index);
@@ -306,6 +347,15 @@ bool Driver::TryCandidate(const std::string& path, const std::string& source, bo
   }
   c.path = LoadedPath(handle, path);
   auto get_version = reinterpret_cast<DriverGetVersionFn>(dlsym(handle, "cuDriverGetVersion"));
+  // libcudyn_cuda.so exports cudyn's C API beside the cu* symbols: binding to it would route every
+  // call through a second cudyn (or, when it is this very copy, recurse forever).
+  if (dlsym(handle, "cudynEntryCount") != nullptr ||
+      (get_version != nullptr && IsOwnFunction(reinterpret_cast<void*>(get_version)))) {
+    c.reason = "is cudyn itself (libcudyn_cuda.so installed or preloaded as the driver?)";
+    candidates_.push_back(c);
+    dlclose(handle);
+    return false;
+  }
   if (get_version == nullptr) {
     c.reason = "exports no cuDriverGetVersion: not a CUDA driver";
     candidates_.push_back(c);
@@ -360,13 +410,13 @@ void* Driver::LookUp(int index, int version, bool per_thread, BindVia* via) {
       int symbol_status = -1;
       int rc = reinterpret_cast<GetProcAddressV2Fn>(get_proc_address_v2_)(base, &fn, version, flags,
                                                                           &symbol_status);
-      if (rc == kCudaSuccess && symbol_status == 0 && fn != nullptr) {
+      if (rc == kCudaSuccess && symbol_status == 0 && fn != nullptr && !IsOwnFunction(fn)) {
         *via = BindVia::kGetProcAddressV2;
         return fn;
       }
     } else {
       int rc = reinterpret_cast<GetProcAddressFn>(get_proc_address_)(base, &fn, version, flags);
-      if (rc == kCudaSuccess && fn != nullptr) {
+      if (rc == kCudaSuccess && fn != nullptr && !IsOwnFunction(fn)) {
         *via = BindVia::kGetProcAddress;
         return fn;
       }
@@ -375,7 +425,8 @@ void* Driver::LookUp(int index, int version, bool per_thread, BindVia* via) {
   // Before 11.3, for symbols cuGetProcAddress never returns, and when it declines: the exact
   // exported name.
   void* fn = dlsym(handle_, EntrySymbol(index).data());
-  if (fn != nullptr) *via = BindVia::kDlsym;
+  if (fn == nullptr || IsOwnFunction(fn)) return nullptr;
+  *via = BindVia::kDlsym;
   return fn;
 }
 

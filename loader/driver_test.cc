@@ -56,6 +56,23 @@ TEST(Discovery, ToolkitStubAloneGives34AndSaysWhy) {
   EXPECT_EQ(driver->BindAll(), kEntryCount);
 }
 
+// libcudyn_cuda.so exports every cu* symbol too; given as the driver it must be refused, not bound
+// (binding it would route every call through a second cudyn).
+TEST(Discovery, CudynShimAsTheDriverIsRejected) {
+  std::string shim = testing::Runfile("stubs/libcudyn_cuda.so");
+  ASSERT_FALSE(shim.empty()) << "libcudyn_cuda.so missing from runfiles";
+  DriverOptions options;
+  options.driver_path = shim;
+  auto driver = Driver::Open(options);
+  EXPECT_FALSE(driver->ok());
+  EXPECT_EQ(driver->error(), kCudaErrorSharedObjectInitFailed);
+  ASSERT_EQ(driver->candidates().size(), 1u);
+  EXPECT_FALSE(driver->candidates()[0].accepted);
+  EXPECT_NE(driver->candidates()[0].reason.find("cudyn itself"), std::string::npos)
+      << driver->candidates()[0].reason;
+  EXPECT_EQ(driver->Resolve(kEntry_cuInit), nullptr);
+}
+
 TEST(Discovery, NoDriverGives303AndListsEveryPathTried) {
   std::string dir = testing::MakeTempDir("nodriver");
   std::string missing = dir + "/absent/libcuda.so.1";

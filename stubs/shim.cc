@@ -28,6 +28,10 @@ void* const kTrampolines[kEntryCount] = {
 #undef CUDYN_NO_TRAMPOLINE
 
 constexpr unsigned long long kPerThreadFlag = 2;  // CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+// CUdriverProcAddressQueryResult values (CUDA 12.0+ headers; spelled out for 11.x builds).
+constexpr int kSymbolSuccess = 0;
+constexpr int kSymbolNotFound = 1;
+constexpr int kVersionNotSufficient = 2;
 
 }  // namespace
 
@@ -62,8 +66,8 @@ bool DefaultDriverProvides(int index) {
   return kTrampolines[index] != nullptr && DefaultDriver().Resolve(index) != nullptr;
 }
 
-CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags,
-                     CUdriverProcAddressQueryResult* status, bool v2) {
+CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags, int* status,
+                     bool v2) {
   if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *pfn = nullptr;
   Driver& driver = DefaultDriver();
@@ -74,13 +78,12 @@ CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t fla
   ShimLookup found = ShimFindProc(symbol, version, flags, DefaultDriverProvides);
   if (found.index >= 0) {
     *pfn = kTrampolines[found.index];
-    if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    if (status != nullptr) *status = kSymbolSuccess;
     return CUDA_SUCCESS;
   }
   if (!v2) return CUDA_ERROR_NOT_FOUND;
   if (status != nullptr) {
-    *status = found.base_known ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
-                               : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    *status = found.base_known ? kVersionNotSufficient : kSymbolNotFound;
   }
   return CUDA_SUCCESS;
 }
@@ -105,12 +108,16 @@ CUDYN_STUB_API CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn,
   return cudyn::ProcAddress(symbol, pfn, cudaVersion, flags, nullptr, false);
 }
 
+#if CUDA_VERSION >= 12000
 #undef cuGetProcAddress_v2
 CUDYN_STUB_API CUresult CUDAAPI cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion,
                                                     cuuint64_t flags,
                                                     CUdriverProcAddressQueryResult* symbolStatus) {
-  return cudyn::ProcAddress(symbol, pfn, cudaVersion, flags, symbolStatus, true);
+  static_assert(sizeof(CUdriverProcAddressQueryResult) == sizeof(int), "enum is an int");
+  return cudyn::ProcAddress(symbol, pfn, cudaVersion, flags, reinterpret_cast<int*>(symbolStatus),
+                            true);
 }
+#endif
 
 #undef cuGetErrorName
 CUDYN_STUB_API CUresult CUDAAPI cuGetErrorName(CUresult error, const char** pStr) {
