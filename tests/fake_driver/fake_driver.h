@@ -1,0 +1,79 @@
+/* Fake NVIDIA drivers for tests: the call-log and fault-injection API every fake exports.
+ *
+ * //tests/fake_driver:cuda_<V>/libcuda.so.1 (V in 10000 10010 10020 11000 11020 11040 11080 12000
+ * 12020 12040 12080 13000) exports exactly the cu* symbols of a CUDA V driver (see
+ * gen_fake_driver.py), reports V from cuDriverGetVersion, implements cuGetProcAddress(_v2) with the
+ * behaviour of that driver generation, and otherwise does nothing but record the call and return
+ * CUDA_SUCCESS (cuInit: 100 CUDA_ERROR_NO_DEVICE, or $CUDYN_FAKE_INIT_RESULT). Every call to an
+ * exported cu* function is recorded, cuDriverGetVersion and cuGetProcAddress(_v2) included.
+ *
+ * Reach the API of a loaded fake with dlsym on its handle (cudynFakeBind does that), e.g.
+ * Driver::handle() of a cudyn::Driver opened on a fake. Nothing here is thread-unsafe: the log
+ * is guarded by a mutex. Out-parameters of recorded functions are never written.
+ */
+#ifndef CUDYN_TESTS_FAKE_DRIVER_FAKE_DRIVER_H_
+#define CUDYN_TESTS_FAKE_DRIVER_FAKE_DRIVER_H_
+
+#include <dlfcn.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUDYN_FAKE_MAX_WORDS 32 /* raw argument words one record keeps */
+#define CUDYN_FAKE_MAX_CALLS 8192 /* records kept after a reset (later calls are counted only) */
+
+/* One recorded call. Each argument takes one 64-bit word: pointers as their address, integers
+ * and enums converted to int64 (so a CUdevice of -1 reads back as (long long)-1, and
+ * (int)args[i] recovers any 32-bit value), floating-point values bitwise. A struct passed by
+ * value (CUmemLocation, ...) is copied bytewise into ceil(size / 8) words (zero padded); the
+ * word index of argument i is arg_word[i]. */
+typedef struct CudynFakeCall {
+  const char* symbol;  /* exported name of the function that ran, e.g. "cuMemAdvise" */
+  int num_args;        /* C parameters of that function */
+  int num_words;       /* words used in args[] */
+  unsigned long long args[CUDYN_FAKE_MAX_WORDS];
+  int arg_word[CUDYN_FAKE_MAX_WORDS]; /* first word of argument i in args[] */
+  int result;          /* the CUresult the call returned */
+  char requested[128]; /* cuGetProcAddress(_v2): the symbol name asked for (copied, truncated);
+                          "" for other functions */
+} CudynFakeCall;
+
+/* Calls recorded since load or the last cudynFakeReset() (may exceed CUDYN_FAKE_MAX_CALLS). */
+int cudynFakeCallCount(void);
+/* Record i (0-based, oldest first), or NULL when out of range. Valid until the next reset. */
+const CudynFakeCall* cudynFakeCall(int i);
+/* Clears the log and every result set by cudynFakeSetResult. */
+void cudynFakeReset(void);
+/* Fault injection: from now on `symbol` (an exported cu* name of this fake) returns `result`
+ * without doing anything else (the call is still recorded). Returns 0, or -1 when this fake
+ * does not export `symbol`. cuInit returns $CUDYN_FAKE_INIT_RESULT (an integer), else 100,
+ * unless set here. */
+int cudynFakeSetResult(const char* symbol, int result);
+/* The CUDA version this fake reports (what cuDriverGetVersion writes). */
+int cudynFakeCudaVersion(void);
+
+/* Function-pointer bundle for a fake loaded with dlopen. */
+typedef struct CudynFakeApi {
+  int (*call_count)(void);
+  const CudynFakeCall* (*call)(int);
+  void (*reset)(void);
+  int (*set_result)(const char*, int);
+  int (*cuda_version)(void);
+} CudynFakeApi;
+
+/* Fills *api from a dlopen handle of a fake. Returns 1 on success, 0 when `handle` is not a fake. */
+static inline int cudynFakeBind(void* handle, CudynFakeApi* api) {
+  api->call_count = (int (*)(void))dlsym(handle, "cudynFakeCallCount");
+  api->call = (const CudynFakeCall* (*)(int))dlsym(handle, "cudynFakeCall");
+  api->reset = (void (*)(void))dlsym(handle, "cudynFakeReset");
+  api->set_result = (int (*)(const char*, int))dlsym(handle, "cudynFakeSetResult");
+  api->cuda_version = (int (*)(void))dlsym(handle, "cudynFakeCudaVersion");
+  return api->call_count && api->call && api->reset && api->set_result && api->cuda_version;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUDYN_TESTS_FAKE_DRIVER_FAKE_DRIVER_H_ */
