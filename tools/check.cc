@@ -1,0 +1,163 @@
+// cudyn-check: dispatch and help texts.
+#include "tools/check.h"
+
+#include <cstdlib>
+
+namespace cudyn {
+namespace check {
+
+std::string HelpText(const std::string& command) {
+  if (command == "report") {
+    return R"HELP(usage: cudyn-check [report] [--driver PATH] [--max-cuda-version V] [--search-root DIR] [--json]
+
+Finds the NVIDIA driver the way an application using cudyn does and reports:
+the candidates tried (and why each was rejected), the driver path and how it
+was found, its CUDA version ("12.2 (12020)"), the effective version after a
+clamp, the binding strategy, findings (toolkit stub on the search path or among
+the candidates, kernel module vs library version mismatch, a cuda-compat
+libcuda, rejected CUDYN_* values), cuInit's result with a remedy, the devices
+when cuInit succeeds, and how many table entries bind native / adapter / missing.
+
+options:
+  --driver PATH           use this libcuda (like CUDYN_DRIVER_PATH; made absolute)
+  --max-cuda-version V    behave as a driver of at most V (11040 or 11.4)
+  --search-root DIR       discover the driver under DIR (DIR/etc/ld.so.conf,
+                          DIR/usr/lib/..., DIR/proc/driver/nvidia/version)
+  --json                  machine-readable output (schema: tools/README.md)
+
+exit: 0 report printed (cuInit 100 "no device" included), 1 cuInit failed with a
+driver-compatibility error (34, 35, 803, 804), 2 usage, 3 no usable driver.
+)HELP";
+  }
+  if (command == "apis") {
+    return R"HELP(usage: cudyn-check apis [--driver PATH] [--max-cuda-version V] [--status native|adapter|missing]
+                        [--base NAME] [--search-root DIR] [--json]
+
+One row per exported driver ABI variant in cudyn's table: symbol, base name, ABI
+version, stream class, status on this driver (native | adapter | missing), the
+driver's function actually called (driver_symbol) and how it was bound (via:
+cuGetProcAddress_v2 | cuGetProcAddress | dlsym | adapter; empty when missing).
+
+options:
+  --driver PATH           use this libcuda (made absolute)
+  --max-cuda-version V    behave as a driver of at most V (11040 or 11.4)
+  --status S              only rows with this status
+  --base NAME             only the variants of this base name (e.g. cuMemAdvise)
+  --search-root DIR       discover the driver under DIR
+  --json                  {"driver": {...}, "apis": [...]}
+
+exit: 0 ok, 2 usage, 3 no usable driver.
+)HELP";
+  }
+  if (command == "binary") {
+    return R"HELP(usage: cudyn-check binary FILE... [--target-version V] [--driver PATH] [--max-cuda-version V]
+                          [--search-root DIR] [--json]
+
+For each ELF file: class and machine; whether it links libcuda (DT_NEEDED
+libcuda.so*), libcudart, or cudyn (DT_NEEDED libcudyn_cuda.so, driver-API
+symbols it defines itself, or the cudyn loader compiled in); each imported
+driver-API symbol (cu[A-Z]*) with the minimum CUDA driver version it needs
+(its ABI version; symbols the tables do not know are "unknown" and can never be
+satisfied); and the verdict: compatible iff every non-weak import's ABI version
+<= the target. The target is --target-version (no driver needed), else the
+effective version of the driver cudyn finds. A binary linking cudyn is
+"portable".
+
+options:
+  --target-version V      judge against CUDA V (12020 or 12.2); no driver needed
+  --driver PATH           judge against this driver's version
+  --max-cuda-version V    clamp the driver's version
+  --search-root DIR       discover the driver under DIR
+  --json                  machine-readable output
+  --                      end of options (for file names starting with '-')
+
+exit (worst file wins, in this order): 2 a file is unreadable, not ELF or
+malformed (the others are still checked), 3 no target (no driver and no
+--target-version) for a file that imports driver API, 1 a file is
+incompatible, 0 all compatible / portable.
+)HELP";
+  }
+  if (command == "drivers") {
+    return R"HELP(usage: cudyn-check drivers [--search-root DIR] [--json]
+
+Lists every libcuda.so* in LD_LIBRARY_PATH, the directories of /etc/ld.so.conf
+(and its includes), /usr/lib/wsl/lib, the system and well-known driver
+directories (/usr/lib/x86_64-linux-gnu and nvidia/*, /usr/lib64,
+/usr/local/nvidia/lib64 and lib), /usr/local/cuda*/compat and the toolkit stub
+directories (/usr/local/cuda*/lib64/stubs), one entry per real file, with its
+CUDA version (each opened in its own child process) or why it cannot be used,
+and the one cudyn picks (Driver::Open with the environment) and why.
+
+options:
+  --search-root DIR       prefix every system path with DIR (LD_LIBRARY_PATH and
+                          CUDYN_DRIVER_PATH are used as they are)
+  --json                  machine-readable output
+
+exit: 0 a driver is picked, 2 usage, 3 none usable.
+)HELP";
+  }
+  if (command == "help") {
+    return "usage: cudyn-check help [SUBCOMMAND]\n";
+  }
+  return R"HELP(usage: cudyn-check [SUBCOMMAND] [OPTIONS] [--json]
+
+Checks which NVIDIA driver cudyn finds and what it can run.
+
+subcommands:
+  report    (default) the driver found, its version, strategy, cuInit, devices, findings
+  apis      every driver-API entry and how this driver serves it
+  binary    which driver API an ELF file needs and whether a driver version has it
+  drivers   every libcuda on the system and which one cudyn picks
+  help      help for a subcommand (or use SUBCOMMAND --help)
+
+global options:
+  --json    machine-readable output (schema: tools/README.md)
+  --help    help for the subcommand
+
+exit codes: 0 ok, 1 incompatible, 2 usage or bad input, 3 no driver.
+Environment: CUDYN_DRIVER_PATH, CUDYN_MAX_CUDA_VERSION, CUDYN_PER_THREAD_DEFAULT_STREAM
+apply as in applications; the loader's own log stays off unless CUDYN_LOG is set.
+)HELP";
+}
+
+int RunCheck(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  try {
+    // The report already says everything the loader would log; keep its stderr quiet unless the
+    // user asked for it.
+    if (std::getenv("CUDYN_LOG") == nullptr) setenv("CUDYN_LOG", "off", 0);
+    Args args;
+    std::string error = ParseArgs(argv, &args);
+    if (!error.empty()) {
+      err << "cudyn-check: " << error << "\n"
+          << "run 'cudyn-check --help' or 'cudyn-check "
+          << (args.command_given ? args.command : std::string("SUBCOMMAND")) << " --help'\n";
+      return kExitUsage;
+    }
+    if (args.command == "help") {
+      std::string topic = args.positional.empty() ? "" : args.positional.front();
+      if (!topic.empty() && topic != "report" && topic != "apis" && topic != "binary" &&
+          topic != "drivers" && topic != "help") {
+        err << "cudyn-check: unknown subcommand '" << topic << "'\n";
+        return kExitUsage;
+      }
+      out << HelpText(topic);
+      return kExitOk;
+    }
+    if (args.help) {
+      out << HelpText(args.command_given ? args.command : "");
+      return kExitOk;
+    }
+    if (args.command == "report") return RunReport(args, out, err);
+    if (args.command == "apis") return RunApis(args, out, err);
+    if (args.command == "binary") return RunBinary(args, out, err);
+    if (args.command == "drivers") return RunDrivers(args, out, err);
+    err << "cudyn-check: unknown subcommand '" << args.command << "'\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    err << "cudyn-check: internal error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+}  // namespace check
+}  // namespace cudyn

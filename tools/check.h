@@ -1,0 +1,91 @@
+// cudyn-check: the compat-check CLI as a library (tools/cudyn_check.cc is its main()).
+// See tools/README.md for the subcommands, the --json schema and the exit codes.
+#ifndef CUDYN_TOOLS_CHECK_H_
+#define CUDYN_TOOLS_CHECK_H_
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tools/check_common.h"
+#include "tools/cli_args.h"
+#include "tools/json.h"
+
+namespace cudyn {
+namespace check {
+
+// Runs the CLI on argv (without the program name), writing the result to `out` and diagnostics
+// to `err`. Returns the exit code (ExitCode). Never throws.
+int RunCheck(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
+// Help text of a subcommand ("" = the overview).
+std::string HelpText(const std::string& command);
+
+int RunReport(const Args& args, std::ostream& out, std::ostream& err);
+int RunApis(const Args& args, std::ostream& out, std::ostream& err);
+int RunBinary(const Args& args, std::ostream& out, std::ostream& err);
+int RunDrivers(const Args& args, std::ostream& out, std::ostream& err);
+
+// Shared by the driver-opening subcommands: parses --driver (made absolute) /
+// --max-cuda-version / --search-root; prints the usage error and returns false when bad.
+bool ParseOpenRequest(const Args& args, const char* command, OpenRequest* request,
+                      std::ostream& err);
+// Writes the "no driver" answer (JSON or text) and returns kExitNoDriver.
+int ReportNoDriver(const Args& args, const char* command, const OpenedDriver& opened,
+                   const Json& extra_findings, std::ostream& out);
+
+// ---- binary -----------------------------------------------------------------------------------
+
+// One imported driver-API symbol (an undefined dynamic symbol named cu[A-Z]*).
+struct ImportedApi {
+  std::string symbol;
+  std::string base;         // "" when unknown
+  int entry = -1;           // table index, -1 when the table does not know it
+  int abi_version = 0;      // minimum CUDA driver version; 0 when unknown
+  bool weak = false;        // weak imports do not decide the verdict (the binary loads without)
+};
+
+enum class Verdict { kError, kPortable, kNotApplicable, kCompatible, kIncompatible, kUndecided };
+const char* VerdictName(Verdict verdict);  // "error", "portable", "not_applicable", ...
+
+struct BinaryAnalysis {
+  std::string path;
+  std::string error;  // non-empty: unreadable / not ELF / malformed ("<path>: <reader message>")
+  int elf_class = 0;
+  std::string machine;
+  std::string type;   // "executable", "shared object", "relocatable", "core", "unknown"
+  bool is_dynamic = false;
+  std::string soname;
+  std::vector<std::string> libcuda_needed;  // DT_NEEDED libcuda.so*
+  std::vector<std::string> cudart_needed;   // DT_NEEDED libcudart.so*
+  std::vector<std::string> cudyn_needed;    // DT_NEEDED libcudyn_cuda.so*
+  int defined_driver_symbols = 0;           // cu* table symbols it defines (exports)
+  bool static_cudyn_marker = false;         // the cudyn loader is compiled in (see README)
+  bool is_driver_library = false;           // it is a libcuda itself (SONAME libcuda.so.*)
+  std::vector<ImportedApi> imports;
+  std::vector<std::string> warnings;        // from the ELF reader
+  bool links_cudyn() const {
+    return !cudyn_needed.empty() || defined_driver_symbols > 0 || static_cudyn_marker;
+  }
+  // Highest abi_version over the known, non-weak imports (0 if none).
+  int needs_version() const;
+  // Non-weak imports the table does not know: no driver version can be shown to satisfy them.
+  std::vector<std::string> unknown_symbols() const;
+};
+
+// Reads `path` (ELF reader, mmap) and classifies it. Never throws; `error` is set on failure.
+BinaryAnalysis AnalyzeBinary(const std::string& path);
+
+struct BinaryVerdict {
+  Verdict verdict = Verdict::kError;
+  std::string reason;                 // one line
+  std::vector<std::string> too_new;   // imports whose abi_version > target
+};
+// target: 0 = no target known.
+BinaryVerdict Judge(const BinaryAnalysis& analysis, int target);
+
+}  // namespace check
+}  // namespace cudyn
+
+#endif  // CUDYN_TOOLS_CHECK_H_

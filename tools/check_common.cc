@@ -1,0 +1,676 @@
+#include "tools/check_common.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tools/elf/elf_reader.h"
+
+namespace cudyn {
+namespace check {
+namespace {
+
+// The loader's well-known driver directories (loader/driver.cc kWellKnownDirs), in its order.
+const char* const kLoaderWellKnownDirs[] = {
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib",
+    "/usr/lib/x86_64-linux-gnu/nvidia/current",
+    "/usr/local/nvidia/lib64",
+    "/usr/local/nvidia/lib",
+    "/usr/local/cuda/compat",
+};
+
+// The dynamic linker's trusted directories on x86-64 Debian/Ubuntu/RHEL.
+const char* const kTrustedDirs[] = {
+    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib",
+    "/usr/lib",
+};
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> Glob(const std::string& pattern) {
+  std::vector<std::string> out;
+  glob_t g;
+  std::memset(&g, 0, sizeof(g));
+  if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
+    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
+  }
+  globfree(&g);
+  return out;  // glob sorts by default
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::string StripRoot(const std::string& path, const std::string& root) {
+  if (!root.empty() && path.compare(0, root.size(), root) == 0) {
+    std::string rest = path.substr(root.size());
+    return rest.empty() ? "/" : rest;
+  }
+  return path;
+}
+
+std::string Prefixed(const std::string& root, const std::string& path) {
+  if (root.empty()) return path;
+  return root + path;
+}
+
+void ParseLdSoConf(const std::string& file, const std::string& root, int depth,
+                   std::set<std::string>* visited, std::vector<SearchDir>* out) {
+  if (depth > 16) return;
+  std::string real = RealPath(file);
+  if (!visited->insert(real).second) return;  // include cycle
+  std::ifstream in(file);
+  if (!in) return;
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line) && ++lines < 100000) {
+    size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+    if (line.compare(0, 7, "include") == 0 && line.size() > 7 &&
+        (line[7] == ' ' || line[7] == '\t')) {
+      std::istringstream words(line.substr(8));
+      std::string pattern;
+      while (words >> pattern) {
+        std::string full = pattern[0] == '/' ? Prefixed(root, pattern)
+                                             : DirName(file) + "/" + pattern;
+        for (const std::string& included : Glob(full)) {
+          ParseLdSoConf(included, root, depth + 1, visited, out);
+        }
+      }
+      continue;
+    }
+    if (line.compare(0, 5, "hwcap") == 0) continue;
+    // ldconfig accepts several directories per line, separated by blanks, ':' or ','; the old
+    // "dir=TYPE" form carries a library type after '='.
+    for (char& c : line) {
+      if (c == ':' || c == ',' || c == '\t') c = ' ';
+    }
+    std::istringstream words(line);
+    std::string dir;
+    while (words >> dir) {
+      size_t eq = dir.find('=');
+      if (eq != std::string::npos) dir.resize(eq);
+      if (dir.empty() || dir[0] != '/') continue;
+      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+      out->push_back({Prefixed(root, dir), "ld.so.conf (" + StripRoot(file, root) + ")"});
+    }
+  }
+}
+
+}  // namespace
+
+std::string ShortVersion(int version) {
+  if (version <= 0) return "";
+  int major = version / 1000;
+  int minor = (version % 1000) / 10;
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::string VersionText(int version) {
+  if (version <= 0) return "unknown";
+  return ShortVersion(version) + " (" + std::to_string(version) + ")";
+}
+
+std::optional<int> ParseVersionOption(const std::string& text) { return ParseCudaVersion(text); }
+
+std::string ResultNameText(int result) {
+  const char* name = nullptr;
+  if (ResultName(result, &name) == kCudaSuccess && name != nullptr) return name;
+  return "CUresult " + std::to_string(result);
+}
+
+std::string ResultDescriptionText(int result) {
+  const char* text = nullptr;
+  if (ResultString(result, &text) == kCudaSuccess && text != nullptr) return text;
+  return "";
+}
+
+std::string CuInitRemedy(int result) {
+  switch (result) {
+    case 0:
+      return "";
+    case 100:
+      return "No NVIDIA GPU is visible to this process. Check `nvidia-smi` on the host; in a "
+             "container, start it with GPU access (docker run --gpus all, or the NVIDIA "
+             "Container Toolkit / device plugin); check that CUDA_VISIBLE_DEVICES is not empty "
+             "or wrong.";
+    case 101:
+      return "CUDA_VISIBLE_DEVICES names a device that does not exist; unset it or fix the "
+             "ordinals/UUIDs.";
+    case 803:
+      return "The NVIDIA kernel module is older than (or otherwise does not match) this "
+             "user-space libcuda: typically a driver upgrade without a reboot or module reload, "
+             "or a container whose libcuda is newer than the host's driver. Reboot or reload the "
+             "nvidia module, or use the host's libcuda (nvidia-container-toolkit mounts it).";
+    case 804:
+      return "This libcuda is a forward-compatibility (cuda-compat) library, which works only on "
+             "supported data-center GPUs. Remove the cuda-compat directory (e.g. "
+             "/usr/local/cuda/compat) from LD_LIBRARY_PATH / ld.so.conf and use the system "
+             "driver.";
+    case 34:
+      return "The loaded libcuda is the CUDA toolkit's link-time stub, which cannot run "
+             "anything. Remove .../lib64/stubs from LD_LIBRARY_PATH and install the NVIDIA "
+             "driver.";
+    case 35:
+      return "The installed driver is older than the CUDA version required. Upgrade the NVIDIA "
+             "driver (or install the cuda-compat package on a data-center GPU).";
+    case 999:
+      return "An unknown driver error, usually a kernel module or device problem: check `dmesg` "
+             "for NVRM/Xid messages, `nvidia-smi`, and permissions on /dev/nvidia*.";
+    case 304:
+      return "An operating-system call failed: check permissions on /dev/nvidia* (is the user in "
+             "the video/render group?) and that /dev/nvidia-uvm exists (modprobe nvidia-uvm).";
+    case 46:
+      return "The GPUs are busy or unavailable (exclusive-process or prohibited compute mode, "
+             "or in use by another process): check `nvidia-smi -q -d COMPUTE`.";
+    case 2:
+      return "The driver ran out of memory while initialising: check for other processes on the "
+             "GPU (`nvidia-smi`) and the host's memory.";
+    case 805:
+      return "The MPS client could not connect to the MPS server: check that nvidia-cuda-mps-"
+             "control is running and CUDA_MPS_PIPE_DIRECTORY matches.";
+    case 302:
+      return "This driver does not export cuInit: it is not a usable CUDA driver.";
+    default:
+      return "cuInit failed; see the error name above and `nvidia-smi` / `dmesg`.";
+  }
+}
+
+bool IsDriverCompatibilityError(int result) {
+  return result == 34 || result == 35 || result == 803 || result == 804;
+}
+
+std::string RealPath(const std::string& path) {
+  char buf[PATH_MAX];
+  if (realpath(path.c_str(), buf) != nullptr) return buf;
+  return path;
+}
+
+std::string DirName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string LibcudaFileVersion(const std::string& path) {
+  std::string name = BaseName(RealPath(path));
+  const std::string prefix = "libcuda.so.";
+  if (name.compare(0, prefix.size(), prefix) != 0) return "";
+  std::string version = name.substr(prefix.size());
+  if (version.empty() || version.find('.') == std::string::npos ||
+      version.find_first_not_of("0123456789.") != std::string::npos) {
+    return "";
+  }
+  // Driver versions are 3-digit branches (418.226.00, 580.159.04); WSL's libcuda.so.1.1 is not.
+  if (std::atoi(version.c_str()) < 100) return "";
+  return version;
+}
+
+int CompareDottedVersions(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    long x = 0, y = 0;
+    while (i < a.size() && a[i] != '.') x = x * 10 + (a[i++] - '0');
+    while (j < b.size() && b[j] != '.') y = y * 10 + (b[j++] - '0');
+    if (x != y) return x < y ? -1 : 1;
+    if (i < a.size()) ++i;
+    if (j < b.size()) ++j;
+  }
+  return 0;
+}
+
+// ---- Opening a driver -------------------------------------------------------------------------
+
+std::vector<std::string> PreloadDriverCompanions(const std::string& driver_path) {
+  std::vector<std::string> loaded;
+  elf::ElfResult elf = elf::ReadElf(driver_path);
+  if (!elf.ok()) return loaded;
+  std::vector<std::string> dirs = {DirName(driver_path)};
+  std::string real_dir = DirName(RealPath(driver_path));
+  if (real_dir != dirs[0]) dirs.push_back(real_dir);
+  for (const std::string& needed : elf.value().needed) {
+    if (needed.compare(0, 10, "libnvidia-") != 0 || needed.find('/') != std::string::npos) {
+      continue;
+    }
+    if (void* already = dlopen(needed.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+      dlclose(already);
+      continue;
+    }
+    for (const std::string& dir : dirs) {
+      std::string candidate = dir + "/" + needed;
+      if (!Exists(candidate)) continue;
+      // Kept loaded for the life of the process, like the driver that needs it.
+      if (dlopen(candidate.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr) {
+        loaded.push_back(candidate);
+        break;
+      }
+    }
+  }
+  return loaded;
+}
+
+void KeepDriverLoaded(std::unique_ptr<Driver> driver) {
+  static std::vector<Driver*>* const kept = new std::vector<Driver*>();
+  if (driver != nullptr) kept->push_back(driver.release());
+}
+
+std::string FoundByText(const std::string& found_by) {
+  if (found_by == "option") return "the --driver option";
+  if (found_by == "CUDYN_DRIVER_PATH") return "the CUDYN_DRIVER_PATH environment variable";
+  if (found_by == "already loaded") return "a libcuda.so.1 already loaded in this process";
+  if (found_by == "wsl") return "the WSL driver directory /usr/lib/wsl/lib";
+  if (found_by == "default search") {
+    return "the dynamic linker's default search for libcuda.so.1 (LD_LIBRARY_PATH, "
+           "ld.so.cache, /lib, /usr/lib)";
+  }
+  if (found_by == "well-known directory") {
+    return "a well-known driver directory (the default search found no usable libcuda.so.1)";
+  }
+  if (found_by == "search path") return "the search order re-created under --search-root";
+  return found_by;
+}
+
+OpenedDriver OpenDriverForCheck(const OpenRequest& request) {
+  OpenedDriver opened;
+  DriverOptions options;
+  options.use_environment = true;
+  options.max_cuda_version = request.max_cuda_version;
+  std::string explicit_path = request.driver_path;
+  if (explicit_path.empty()) {
+    const char* env = std::getenv("CUDYN_DRIVER_PATH");
+    if (env != nullptr && env[0] == '/') explicit_path = env;
+  }
+  if (!request.driver_path.empty()) {
+    options.driver_path = request.driver_path;
+  } else if (!request.search_root.empty() && explicit_path.empty()) {
+    opened.simulated_search = SimulatedSearchOrder(request.search_root);
+    std::vector<std::string> paths;
+    for (const auto& entry : opened.simulated_search) {
+      paths.push_back(entry.first);
+      for (const std::string& p : PreloadDriverCompanions(entry.first)) {
+        opened.preloaded.push_back(p);
+      }
+    }
+    options.search_paths = paths;
+  }
+  if (!explicit_path.empty()) opened.preloaded = PreloadDriverCompanions(explicit_path);
+  opened.driver = Driver::Open(options);
+  if (opened.driver != nullptr && opened.driver->ok()) {
+    opened.found_by_text = FoundByText(opened.driver->found_by());
+    if (opened.driver->found_by() == "search path") {
+      for (const auto& entry : opened.simulated_search) {
+        if (RealPath(entry.first) == RealPath(opened.driver->path())) {
+          opened.found_by_text += ": " + entry.second;
+          break;
+        }
+      }
+    }
+  }
+  return opened;
+}
+
+Json CandidatesJson(const std::vector<DriverCandidate>& candidates) {
+  Json list = Json::Array();
+  for (const DriverCandidate& c : candidates) {
+    Json item = Json::Object();
+    item.Set("path", c.path);
+    item.Set("source", c.source);
+    item.Set("accepted", c.accepted);
+    item.Set("cuda_version", c.cuda_version);
+    item.Set("reason", c.reason);
+    list.Push(std::move(item));
+  }
+  return list;
+}
+
+Json DriverJson(const OpenedDriver& opened) {
+  const Driver& d = *opened.driver;
+  Json j = Json::Object();
+  j.Set("path", d.path());
+  j.Set("realpath", RealPath(d.path()));
+  std::string file_version = LibcudaFileVersion(d.path());
+  j.Set("library_version", file_version.empty() ? Json() : Json(file_version));
+  j.Set("found_by", d.found_by());
+  j.Set("found_by_text", opened.found_by_text);
+  j.Set("cuda_version", d.cuda_version());
+  j.Set("cuda_version_text", ShortVersion(d.cuda_version()));
+  j.Set("effective_version", d.effective_version());
+  j.Set("effective_version_text", ShortVersion(d.effective_version()));
+  j.Set("clamped", d.effective_version() != d.cuda_version());
+  j.Set("strategy", StrategyName(d.strategy()));
+  j.Set("per_thread_default_stream", d.per_thread_default_stream());
+  Json preloaded = Json::Array();
+  for (const std::string& p : opened.preloaded) preloaded.Push(p);
+  j.Set("preloaded", std::move(preloaded));
+  Json warnings = Json::Array();
+  for (const std::string& w : d.warnings()) warnings.Push(w);
+  j.Set("warnings", std::move(warnings));
+  return j;
+}
+
+Json DriverErrorJson(const Driver& driver) {
+  Json j = Json::Object();
+  j.Set("result", driver.error());
+  j.Set("name", ResultNameText(driver.error()));
+  j.Set("message", driver.last_error());
+  return j;
+}
+
+void PrintCandidates(std::ostream& out, const std::vector<DriverCandidate>& candidates,
+                     const std::string& indent) {
+  if (candidates.empty()) {
+    out << indent << "(none)\n";
+    return;
+  }
+  for (const DriverCandidate& c : candidates) {
+    out << indent << (c.accepted ? "accepted  " : "rejected  ") << c.path << "  [" << c.source
+        << "]";
+    if (c.accepted) {
+      out << "  CUDA " << VersionText(c.cuda_version) << "\n";
+    } else {
+      out << "\n" << indent << "          " << c.reason << "\n";
+    }
+  }
+}
+
+void PrintNoDriver(std::ostream& out, const OpenedDriver& opened) {
+  if (opened.driver == nullptr) {
+    out << "no driver: out of memory while opening it\n";
+    return;
+  }
+  const Driver& d = *opened.driver;
+  bool stub = d.error() == kCudaErrorStubLibrary;
+  out << (stub ? "no usable driver: only the CUDA toolkit's stub libcuda was found"
+               : "no usable driver: no loadable NVIDIA driver (libcuda.so.1) was found")
+      << " (" << d.error() << " " << ResultNameText(d.error()) << ")\n";
+  out << "candidates tried:\n";
+  PrintCandidates(out, d.candidates(), "  ");
+  if (stub) {
+    out << "remedy: the stub (usually .../lib64/stubs/libcuda.so) is only for linking; install "
+           "the NVIDIA driver and remove the stubs directory from LD_LIBRARY_PATH.\n";
+  } else {
+    out << "remedy: install the NVIDIA driver (libcuda.so.1), or point --driver / "
+           "CUDYN_DRIVER_PATH at an absolute path to it.\n";
+  }
+  for (const std::string& w : d.warnings()) out << "warning: " << w << "\n";
+}
+
+// ---- System library directories ---------------------------------------------------------------
+
+std::vector<SearchDir> LdSoConfDirs(const std::string& root) {
+  std::vector<SearchDir> out;
+  std::set<std::string> visited;
+  ParseLdSoConf(Prefixed(root, "/etc/ld.so.conf"), root, 0, &visited, &out);
+  return out;
+}
+
+std::vector<SearchDir> LdLibraryPathDirs() {
+  std::vector<SearchDir> out;
+  const char* env = std::getenv("LD_LIBRARY_PATH");
+  if (env == nullptr) return out;
+  std::string value = env;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t end = value.find_first_of(":;", start);
+    if (end == std::string::npos) end = value.size();
+    std::string dir = value.substr(start, end - start);
+    if (!dir.empty()) out.push_back({dir, "LD_LIBRARY_PATH"});
+    start = end + 1;
+  }
+  return out;
+}
+
+std::vector<SearchDir> DriverScanDirs(const std::string& root) {
+  std::vector<SearchDir> all;
+  for (const SearchDir& d : LdLibraryPathDirs()) all.push_back(d);
+  all.push_back({Prefixed(root, "/usr/lib/wsl/lib"), "wsl"});
+  for (const SearchDir& d : LdSoConfDirs(root)) all.push_back(d);
+  for (const char* dir : kTrustedDirs) all.push_back({Prefixed(root, dir), "system directory"});
+  for (const char* dir : kLoaderWellKnownDirs) {
+    all.push_back({Prefixed(root, dir), "well-known directory"});
+  }
+  for (const char* pattern : {"/usr/lib/x86_64-linux-gnu/nvidia/*", "/usr/lib64/nvidia",
+                              "/usr/lib64/nvidia/*"}) {
+    for (const std::string& dir : Glob(Prefixed(root, pattern))) {
+      all.push_back({dir, "distribution driver directory"});
+    }
+  }
+  for (const std::string& dir : Glob(Prefixed(root, "/usr/local/cuda*/compat"))) {
+    all.push_back({dir, "cuda-compat (forward compatibility)"});
+  }
+  for (const char* pattern :
+       {"/usr/local/cuda*/lib64/stubs", "/usr/local/cuda*/targets/*/lib/stubs"}) {
+    for (const std::string& dir : Glob(Prefixed(root, pattern))) {
+      all.push_back({dir, "CUDA toolkit stubs"});
+    }
+  }
+  // One entry per real directory; a directory reached several ways lists every way.
+  std::vector<SearchDir> out;
+  std::map<std::string, size_t> seen;
+  for (const SearchDir& d : all) {
+    if (!IsDirectory(d.path)) continue;
+    std::string real = RealPath(d.path);
+    auto it = seen.find(real);
+    if (it == seen.end()) {
+      seen[real] = out.size();
+      out.push_back(d);
+    } else if (("|" + out[it->second].source + "|").find("|" + d.source + "|") ==
+               std::string::npos) {
+      // "|" separates sources internally; shown as ", " by the callers.
+      out[it->second].source += "|" + d.source;
+    }
+  }
+  for (SearchDir& d : out) {
+    size_t pos;
+    while ((pos = d.source.find('|')) != std::string::npos) d.source.replace(pos, 1, ", ");
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> SimulatedSearchOrder(const std::string& root) {
+  std::vector<std::pair<std::string, std::string>> all;
+  all.emplace_back(Prefixed(root, "/usr/lib/wsl/lib/libcuda.so.1"), "wsl");
+  for (const SearchDir& d : LdLibraryPathDirs()) {
+    all.emplace_back(d.path + "/libcuda.so.1", "default search (LD_LIBRARY_PATH)");
+  }
+  for (const SearchDir& d : LdSoConfDirs(root)) {
+    all.emplace_back(d.path + "/libcuda.so.1", "default search (" + d.source + ")");
+  }
+  for (const char* dir : kTrustedDirs) {
+    all.emplace_back(Prefixed(root, dir) + "/libcuda.so.1", "default search (system directory)");
+  }
+  for (const char* dir : kLoaderWellKnownDirs) {
+    all.emplace_back(Prefixed(root, dir) + "/libcuda.so.1", "well-known directory");
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  std::set<std::string> seen;
+  for (const auto& entry : all) {
+    struct stat st;
+    if (stat(entry.first.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
+    if (!seen.insert(RealPath(entry.first)).second) continue;
+    out.push_back(entry);
+  }
+  return out;
+}
+
+// ---- Kernel module ----------------------------------------------------------------------------
+
+KernelModule ReadKernelModule(const std::string& root) {
+  KernelModule km;
+  km.source = Prefixed(root, "/proc/driver/nvidia/version");
+  std::ifstream in(km.source);
+  if (!in) return km;
+  km.present = true;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("NVRM version") == std::string::npos) continue;
+    km.line = Trim(line);
+    std::istringstream words(line);
+    std::string word;
+    while (words >> word) {
+      if (word.find('.') == std::string::npos ||
+          word.find_first_not_of("0123456789.") != std::string::npos ||
+          std::atoi(word.c_str()) < 100) {
+        continue;
+      }
+      km.version = word;
+      break;
+    }
+    break;
+  }
+  return km;
+}
+
+// ---- Child processes --------------------------------------------------------------------------
+
+std::optional<Json> RunInChild(const std::function<Json()>& fn, int timeout_seconds,
+                               std::string* failure) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    *failure = std::string("pipe failed: ") + std::strerror(errno);
+    return std::nullopt;
+  }
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    *failure = std::string("fork failed: ") + std::strerror(errno);
+    close(fds[0]);
+    close(fds[1]);
+    return std::nullopt;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    // The driver must not write into the tool's stdout (which may be JSON).
+    int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (devnull >= 0) dup2(devnull, STDOUT_FILENO);
+    alarm(static_cast<unsigned>(timeout_seconds));
+    std::string text;
+    try {
+      text = fn().Dump(false);
+    } catch (...) {
+      _exit(70);
+    }
+    const char* p = text.data();
+    size_t left = text.size();
+    while (left > 0) {
+      ssize_t n = write(fds[1], p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) _exit(71);
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    _exit(0);  // no atexit handlers, no static destructors of the probed driver
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  while (true) {
+    ssize_t n = read(fds[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    *failure = sig == SIGALRM ? "timed out after " + std::to_string(timeout_seconds) + " s"
+                              : "crashed with signal " + std::to_string(sig) + " (" +
+                                    strsignal(sig) + ")";
+    return std::nullopt;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    *failure = "exited with status " + std::to_string(WEXITSTATUS(status));
+    return std::nullopt;
+  }
+  Json result;
+  std::string error;
+  if (!Json::Parse(text, &result, &error)) {
+    *failure = "returned unreadable output: " + error;
+    return std::nullopt;
+  }
+  return result;
+}
+
+Json ProbeDriverFile(const std::string& path) {
+  std::string failure;
+  std::optional<Json> result = RunInChild(
+      [&path]() {
+        Json j = Json::Object();
+        std::vector<std::string> preloaded = PreloadDriverCompanions(path);
+        DriverOptions options;
+        options.driver_path = path;
+        options.use_environment = true;  // CUDYN_LOG; the explicit path wins over the rest
+        std::unique_ptr<Driver> driver = Driver::Open(options);
+        if (driver == nullptr) {
+          j.Set("accepted", false);
+          j.Set("error", kCudaErrorSharedObjectInitFailed);
+          j.Set("cuda_version", 0);
+          j.Set("reason", "out of memory");
+          return j;
+        }
+        j.Set("accepted", driver->ok());
+        j.Set("error", driver->error());
+        j.Set("cuda_version", driver->cuda_version());
+        std::string reason = driver->ok() ? "accepted" : driver->last_error();
+        if (!driver->candidates().empty()) reason = driver->candidates().back().reason;
+        j.Set("reason", reason);
+        j.Set("loaded_path", driver->ok() ? driver->path() : std::string());
+        Json pre = Json::Array();
+        for (const std::string& p : preloaded) pre.Push(p);
+        j.Set("preloaded", std::move(pre));
+        return j;
+      },
+      20, &failure);
+  if (result) return *result;
+  Json j = Json::Object();
+  j.Set("accepted", false);
+  j.Set("error", kCudaErrorSharedObjectInitFailed);
+  j.Set("cuda_version", 0);
+  j.Set("reason", "probing it " + failure);
+  j.Set("loaded_path", "");
+  j.Set("preloaded", Json::Array());
+  return j;
+}
+
+}  // namespace check
+}  // namespace cudyn

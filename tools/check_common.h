@@ -1,0 +1,145 @@
+// Pieces shared by the cudyn-check subcommands: exit codes, version and CUresult texts, opening
+// a driver the way the CLI does, the system's library directories, the NVIDIA kernel module
+// version, and probing a libcuda candidate in a child process.
+#ifndef CUDYN_TOOLS_CHECK_COMMON_H_
+#define CUDYN_TOOLS_CHECK_COMMON_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "loader/cudyn.h"
+#include "tools/json.h"
+
+namespace cudyn {
+namespace check {
+
+enum ExitCode : int {
+  kExitOk = 0,            // compatible / report printed
+  kExitIncompatible = 1,  // a binary needs more than the target, or cuInit failed with a
+                          // driver-compatibility error (34, 35, 803, 804)
+  kExitUsage = 2,         // bad command line, or an unreadable / malformed input file
+  kExitNoDriver = 3,      // no usable driver (and no --target-version for `binary`)
+};
+
+// "12.2" for 12020, "10.1" for 10010; "" for 0.
+std::string ShortVersion(int version);
+// "12.2 (12020)".
+std::string VersionText(int version);
+// Parses a --target-version / --max-cuda-version value ("11040" or "11.4"); nullopt when bad.
+std::optional<int> ParseVersionOption(const std::string& text);
+
+// "CUDA_ERROR_NO_DEVICE", or "CUresult <n>" for a code cuda.h does not name.
+std::string ResultNameText(int result);
+// cuda.h's description of the code, or "".
+std::string ResultDescriptionText(int result);
+// What to do about a cuInit result, in plain language ("" for success).
+std::string CuInitRemedy(int result);
+// cuInit results that mean this driver cannot run CUDA here (34, 35, 803, 804): exit 1.
+bool IsDriverCompatibilityError(int result);
+
+// The realpath of `path`, or `path` when it cannot be resolved.
+std::string RealPath(const std::string& path);
+std::string DirName(const std::string& path);
+std::string BaseName(const std::string& path);
+// "535.261.03" for a file (after resolving symlinks) named libcuda.so.535.261.03, else "".
+std::string LibcudaFileVersion(const std::string& path);
+// Compares dotted numeric versions: <0, 0, >0.
+int CompareDottedVersions(const std::string& a, const std::string& b);
+
+// ---- Opening a driver -------------------------------------------------------------------------
+
+struct OpenRequest {
+  std::string driver_path;              // --driver (made absolute), or ""
+  std::optional<int> max_cuda_version;  // --max-cuda-version
+  std::string search_root;              // --search-root: discover under this prefix
+};
+
+struct OpenedDriver {
+  std::unique_ptr<Driver> driver;  // never null after OpenDriverForCheck
+  // Libraries preloaded so the driver can load (418's libnvidia-fatbinaryloader).
+  std::vector<std::string> preloaded;
+  // Under --search-root: the simulated search order that was handed to the loader, with the
+  // source of each path ("default search (ld.so.conf)", ...).
+  std::vector<std::pair<std::string, std::string>> simulated_search;
+  // The human explanation of found_by ("the --driver option", ...).
+  std::string found_by_text;
+};
+
+// Opens the driver as an application using cudyn would get it (use_environment = true, so
+// CUDYN_DRIVER_PATH / CUDYN_MAX_CUDA_VERSION apply unless overridden). Preloads the DT_NEEDED
+// libnvidia-* companions found next to an explicit driver path.
+OpenedDriver OpenDriverForCheck(const OpenRequest& request);
+
+// Keeps a driver loaded for the rest of the process: libcuda is never unloaded once it has been
+// used (after cuInit it runs its own threads; unloading it also turns its live allocations into
+// leaks under LeakSanitizer). The Driver stays reachable from a global.
+void KeepDriverLoaded(std::unique_ptr<Driver> driver);
+
+// dlopen()s, RTLD_GLOBAL, each DT_NEEDED "libnvidia-*" library of `driver_path` that sits next
+// to it (or next to its real file) and is not loaded yet. Returns the paths loaded.
+std::vector<std::string> PreloadDriverCompanions(const std::string& driver_path);
+
+// {"path", "realpath", "library_version", "found_by", "found_by_text", "cuda_version", ...}
+Json DriverJson(const OpenedDriver& opened);
+// [{"path", "source", "accepted", "cuda_version", "reason"}, ...]
+Json CandidatesJson(const std::vector<DriverCandidate>& candidates);
+// {"result", "name", "message"} for a driver that did not open.
+Json DriverErrorJson(const Driver& driver);
+// Human lines for the candidates, each prefixed by `indent`.
+void PrintCandidates(std::ostream& out, const std::vector<DriverCandidate>& candidates,
+                     const std::string& indent);
+// Human text for a driver that did not open (what was tried), for exit 3.
+void PrintNoDriver(std::ostream& out, const OpenedDriver& opened);
+std::string FoundByText(const std::string& found_by);
+
+// ---- System library directories ---------------------------------------------------------------
+
+struct SearchDir {
+  std::string path;    // including the search root
+  std::string source;  // "LD_LIBRARY_PATH", "ld.so.conf (/etc/ld.so.conf.d/x.conf)", ...
+};
+
+// Directories named by ROOT/etc/ld.so.conf and its includes (globs, relative patterns resolved
+// against the including file's directory, cycles and depth bounded), prefixed with `root`; each
+// with the file that named it.
+std::vector<SearchDir> LdSoConfDirs(const std::string& root);
+// LD_LIBRARY_PATH's directories (not prefixed: they are the user's own paths).
+std::vector<SearchDir> LdLibraryPathDirs();
+// Every directory `drivers` scans for libcuda.so*, in order, deduplicated by realpath.
+std::vector<SearchDir> DriverScanDirs(const std::string& root);
+// The loader's discovery order re-created under `root`: existing ROOT/.../libcuda.so.1 files from
+// WSL, the default search (LD_LIBRARY_PATH, ld.so.conf, the trusted dirs) and the loader's
+// well-known directories, deduplicated; each with its source.
+std::vector<std::pair<std::string, std::string>> SimulatedSearchOrder(const std::string& root);
+
+// ---- Kernel module ----------------------------------------------------------------------------
+
+struct KernelModule {
+  std::string source;   // ROOT/proc/driver/nvidia/version
+  bool present = false;
+  std::string version;  // "580.159.04", "" when present but unparsable
+  std::string line;     // the NVRM version line
+};
+KernelModule ReadKernelModule(const std::string& root);
+
+// ---- Child processes --------------------------------------------------------------------------
+
+// Runs `fn` in a forked child (so a crashing or hanging library cannot take the tool down, and
+// each probed driver gets a fresh process) and returns its JSON. On failure returns nullopt and
+// sets *failure ("crashed with signal 11", "timed out after 20 s", ...).
+std::optional<Json> RunInChild(const std::function<Json()>& fn, int timeout_seconds,
+                               std::string* failure);
+
+// Opens `path` as a driver (DriverOptions.driver_path) in a child process: {"accepted", "error",
+// "cuda_version", "reason", "loaded_path", "preloaded"}. `reason` is the loader's rejection reason
+// or "accepted".
+Json ProbeDriverFile(const std::string& path);
+
+}  // namespace check
+}  // namespace cudyn
+
+#endif  // CUDYN_TOOLS_CHECK_COMMON_H_

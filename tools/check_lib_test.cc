@@ -1,0 +1,212 @@
+// The pieces of cudyn-check in-process: the JSON writer/parser, argument parsing, ld.so.conf
+// parsing, version texts, and the ELF analysis of the test programs.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "gtest/gtest.h"
+#include "tests/util/runfiles.h"
+#include "tools/check.h"
+#include "tools/json.h"
+
+namespace cudyn {
+namespace check {
+namespace {
+
+void WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << data;
+}
+
+TEST(Json, RoundTripKeepsOrderTypesAndEscapes) {
+  Json j = Json::Object();
+  j.Set("b", 1);
+  j.Set("a", "x\"y\\z\n\t\x01 \xc3\xa9");  // quote, backslash, controls, valid UTF-8
+  j.Set("n", Json());
+  j.Set("t", true);
+  j.Set("big", 1234567890123LL);
+  j.Set("neg", -5);
+  j.Set("d", 2.5);
+  Json list = Json::Array();
+  list.Push(1);
+  list.Push(Json::Object());
+  list.Push(Json::Array());
+  j.Set("list", list);
+  for (bool pretty : {true, false}) {
+    std::string text = j.Dump(pretty);
+    Json back;
+    std::string error;
+    ASSERT_TRUE(Json::Parse(text, &back, &error)) << error << "\n" << text;
+    EXPECT_EQ(back.Dump(pretty), text);
+    EXPECT_EQ(back.members()[0].first, "b");
+    EXPECT_EQ(back["a"].as_string(), "x\"y\\z\n\t\x01 \xc3\xa9");
+    EXPECT_TRUE(back["n"].is_null());
+    EXPECT_TRUE(back["t"].as_bool());
+    EXPECT_EQ(back["big"].as_int(), 1234567890123LL);
+    EXPECT_EQ(back["neg"].as_int(), -5);
+    EXPECT_DOUBLE_EQ(back["d"].as_double(), 2.5);
+    EXPECT_EQ(back["list"].size(), 3u);
+    EXPECT_TRUE(back["missing"].is_null());
+  }
+}
+
+TEST(Json, InvalidUtf8IsReplacedAndOutputStaysParsable) {
+  Json j(std::string("a\xff\xfe" "b"));
+  std::string text = j.Dump(false);
+  EXPECT_EQ(text, "\"a\\ufffd\\ufffdb\"");
+  Json back;
+  ASSERT_TRUE(Json::Parse(text, &back, nullptr));
+  EXPECT_EQ(back.as_string(), "a\xef\xbf\xbd\xef\xbf\xbd" "b");
+}
+
+TEST(Json, RejectsMalformedDocuments) {
+  for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "\"unterminated", "01", "tru", "1 2",
+                          "{\"a\":}", "\"\\ud800\"", "[\"\x01\"]"}) {
+    Json out;
+    std::string error;
+    EXPECT_FALSE(Json::Parse(bad, &out, &error)) << bad;
+    EXPECT_FALSE(error.empty()) << bad;
+  }
+  Json deep;
+  EXPECT_FALSE(Json::Parse(std::string(1000, '['), &deep, nullptr));
+}
+
+TEST(Args, SubcommandOptionsAndPositionals) {
+  Args a;
+  EXPECT_EQ(ParseArgs({}, &a), "");
+  EXPECT_EQ(a.command, "report");
+  EXPECT_FALSE(a.command_given);
+
+  EXPECT_EQ(ParseArgs({"--json", "--driver", "/x/libcuda.so.1", "apis", "--status=missing"}, &a),
+            "");
+  EXPECT_EQ(a.command, "apis");
+  EXPECT_TRUE(a.json);
+  EXPECT_EQ(a.get("--driver"), "/x/libcuda.so.1");
+  EXPECT_EQ(a.get("--status"), "missing");
+
+  EXPECT_EQ(ParseArgs({"binary", "a", "--target-version", "11.4", "--", "--weird-name", "b"}, &a),
+            "");
+  EXPECT_EQ(a.positional, (std::vector<std::string>{"a", "--weird-name", "b"}));
+  EXPECT_EQ(a.get("--target-version"), "11.4");
+
+  EXPECT_NE(ParseArgs({"bogus"}, &a), "");
+  EXPECT_NE(ParseArgs({"bogus", "--help"}, &a), "");  // no such subcommand to describe
+  EXPECT_NE(ParseArgs({"report", "--nope"}, &a), "");
+  EXPECT_EQ(ParseArgs({"report", "--nope", "--help"}, &a), "");  // help wins
+  EXPECT_TRUE(a.help);
+  EXPECT_NE(ParseArgs({"apis", "--status"}, &a), "");          // missing value
+  EXPECT_NE(ParseArgs({"drivers", "--base", "cuInit"}, &a), "");  // not a drivers option
+  EXPECT_NE(ParseArgs({"report", "file"}, &a), "");             // no positionals for report
+  EXPECT_NE(ParseArgs({"--json=yes"}, &a), "");
+}
+
+TEST(Versions, Texts) {
+  EXPECT_EQ(VersionText(12020), "12.2 (12020)");
+  EXPECT_EQ(VersionText(10010), "10.1 (10010)");
+  EXPECT_EQ(VersionText(8000), "8.0 (8000)");
+  EXPECT_EQ(ShortVersion(11040), "11.4");
+  EXPECT_EQ(ParseVersionOption("11.4"), 11040);
+  EXPECT_EQ(ParseVersionOption("12020"), 12020);
+  EXPECT_FALSE(ParseVersionOption("banana"));
+  EXPECT_EQ(CompareDottedVersions("580.159.04", "535.261.03"), 1);
+  EXPECT_EQ(CompareDottedVersions("535.261.03", "535.261.03"), 0);
+  EXPECT_EQ(CompareDottedVersions("535.54.03", "535.261.03"), -1);
+  EXPECT_EQ(ResultNameText(100), "CUDA_ERROR_NO_DEVICE");
+  EXPECT_EQ(ResultNameText(803), "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH");
+  EXPECT_EQ(ResultNameText(123456), "CUresult 123456");
+  EXPECT_TRUE(IsDriverCompatibilityError(803));
+  EXPECT_TRUE(IsDriverCompatibilityError(804));
+  EXPECT_TRUE(IsDriverCompatibilityError(35));
+  EXPECT_TRUE(IsDriverCompatibilityError(34));
+  EXPECT_FALSE(IsDriverCompatibilityError(100));
+  EXPECT_NE(CuInitRemedy(804).find("compat"), std::string::npos);
+}
+
+TEST(Versions, LibcudaFileVersion) {
+  std::string dir = testing::MakeTempDir("names");
+  WriteFile(dir + "/libcuda.so.535.261.03", "x");
+  ASSERT_EQ(symlink("libcuda.so.535.261.03", (dir + "/libcuda.so.1").c_str()), 0);
+  WriteFile(dir + "/libcuda.so.1.1", "x");
+  EXPECT_EQ(LibcudaFileVersion(dir + "/libcuda.so.1"), "535.261.03");
+  EXPECT_EQ(LibcudaFileVersion(dir + "/libcuda.so.1.1"), "");  // WSL's name carries no version
+}
+
+TEST(SystemDirs, LdSoConfIncludesGlobsCyclesAndRoot) {
+  std::string root = testing::MakeTempDir("conf");
+  ASSERT_EQ(system(("mkdir -p " + root + "/etc/ld.so.conf.d " + root + "/etc/more").c_str()), 0);
+  WriteFile(root + "/etc/ld.so.conf",
+            "# comment\ninclude /etc/ld.so.conf.d/*.conf\n/opt/first  # trailing comment\n"
+            "include more/*.conf\n");
+  WriteFile(root + "/etc/ld.so.conf.d/a.conf", "/usr/lib/a:/usr/lib/b,/usr/lib/c\n\n");
+  WriteFile(root + "/etc/ld.so.conf.d/b.conf", "hwcap 0 nosegneg\n/usr/lib/d=libc6\n"
+                                               "include /etc/ld.so.conf\n");  // a cycle
+  WriteFile(root + "/etc/ld.so.conf.d/ignored.txt", "/not/a/conf\n");
+  WriteFile(root + "/etc/more/x.conf", "/opt/relative-include/\n");
+  std::vector<SearchDir> dirs = LdSoConfDirs(root);
+  std::vector<std::string> paths;
+  for (const SearchDir& d : dirs) paths.push_back(d.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{root + "/usr/lib/a", root + "/usr/lib/b",
+                                             root + "/usr/lib/c", root + "/usr/lib/d",
+                                             root + "/opt/first",
+                                             root + "/opt/relative-include"}));
+  EXPECT_EQ(dirs[0].source, "ld.so.conf (/etc/ld.so.conf.d/a.conf)");
+  EXPECT_TRUE(LdSoConfDirs(root + "/nowhere").empty());
+}
+
+TEST(SystemDirs, KernelModuleVersion) {
+  std::string root = testing::MakeTempDir("km");
+  EXPECT_FALSE(ReadKernelModule(root).present);
+  ASSERT_EQ(system(("mkdir -p " + root + "/proc/driver/nvidia").c_str()), 0);
+  WriteFile(root + "/proc/driver/nvidia/version",
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build "
+            "(dvs-builder@U16-I3-B03-4-3)  Thu Oct 16 2025\nGCC version:  gcc version 12\n");
+  KernelModule km = ReadKernelModule(root);
+  EXPECT_TRUE(km.present);
+  EXPECT_EQ(km.version, "580.159.04");
+}
+
+TEST(Binary, AnalyzesTheTestPrograms) {
+  BinaryAnalysis cuda13 = AnalyzeBinary(testing::Runfile("tools/mem_advise_cuda13"));
+  ASSERT_TRUE(cuda13.error.empty()) << cuda13.error;
+  EXPECT_EQ(cuda13.needs_version(), 12020);
+  EXPECT_EQ(cuda13.libcuda_needed, std::vector<std::string>{"libcuda.so.1"});
+  EXPECT_EQ(Judge(cuda13, 11040).verdict, Verdict::kIncompatible);
+  EXPECT_EQ(Judge(cuda13, 12020).verdict, Verdict::kCompatible);
+  EXPECT_EQ(Judge(cuda13, 0).verdict, Verdict::kUndecided);
+
+  BinaryAnalysis cuda118 = AnalyzeBinary(testing::Runfile("tools/mem_advise_cuda11_8"));
+  EXPECT_EQ(cuda118.needs_version(), 8000);
+  EXPECT_EQ(Judge(cuda118, 11040).verdict, Verdict::kCompatible);
+
+  BinaryAnalysis shared = AnalyzeBinary(testing::Runfile("tools/mem_advise_cudyn_shared"));
+  EXPECT_TRUE(shared.links_cudyn());
+  EXPECT_EQ(Judge(shared, 10010).verdict, Verdict::kPortable);
+
+  BinaryAnalysis stat = AnalyzeBinary(testing::Runfile("tools/mem_advise_cudyn_static"));
+  EXPECT_TRUE(stat.static_cudyn_marker);
+  EXPECT_TRUE(stat.imports.empty());
+  EXPECT_EQ(Judge(stat, 10010).verdict, Verdict::kPortable);
+
+  BinaryAnalysis missing = AnalyzeBinary("/nonexistent/file");
+  EXPECT_EQ(Judge(missing, 12020).verdict, Verdict::kError);
+  EXPECT_EQ(missing.error.rfind("/nonexistent/file: ", 0), 0u) << missing.error;
+}
+
+TEST(Binary, UnknownAndWeakImports) {
+  BinaryAnalysis a;
+  a.path = "x";
+  ImportedApi unknown;
+  unknown.symbol = "cuFutureThing_v9";
+  a.imports.push_back(unknown);
+  BinaryVerdict v = Judge(a, 99999);
+  EXPECT_EQ(v.verdict, Verdict::kIncompatible);  // no known driver provides it
+  EXPECT_NE(v.reason.find("cuFutureThing_v9"), std::string::npos);
+  a.imports[0].weak = true;  // the binary loads without it
+  EXPECT_EQ(Judge(a, 11040).verdict, Verdict::kCompatible);
+}
+
+}  // namespace
+}  // namespace check
+}  // namespace cudyn

@@ -1,0 +1,42 @@
+// Command-line parsing for cudyn-check: a subcommand, global --json/--help, per-subcommand value
+// options ("--name VALUE" or "--name=VALUE"), positional arguments (files for `binary`), and "--"
+// to end options. Parsing never exits; errors come back as text for a usage error (exit 2).
+#ifndef CUDYN_TOOLS_CLI_ARGS_H_
+#define CUDYN_TOOLS_CLI_ARGS_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudyn {
+namespace check {
+
+struct Args {
+  std::string command;        // "report", "apis", "binary", "drivers", "help"
+  bool command_given = false; // false when the command defaulted to "report"
+  bool json = false;
+  bool help = false;
+  std::map<std::string, std::string> values;  // "--driver" -> "/path" (the last one wins)
+  std::vector<std::string> positional;
+
+  bool has(const std::string& option) const { return values.count(option) != 0; }
+  std::string get(const std::string& option) const {
+    auto it = values.find(option);
+    return it == values.end() ? std::string() : it->second;
+  }
+};
+
+// The subcommands, in help order.
+const std::vector<std::string>& Commands();
+// The value options a subcommand accepts ("--driver", ...).
+const std::vector<std::string>& ValueOptions(const std::string& command);
+
+// Parses argv without the program name. Returns "" on success, else the usage error text. With
+// --help anywhere, unknown options and bad positionals are not errors (help wins).
+std::string ParseArgs(const std::vector<std::string>& argv, Args* out);
+
+}  // namespace check
+}  // namespace cudyn
+
+#endif  // CUDYN_TOOLS_CLI_ARGS_H_

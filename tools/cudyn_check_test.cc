@@ -1,0 +1,770 @@
+// cudyn-check end to end: each test runs the real CLI binary as its own process (so every real
+// driver is loaded by a separate process), parses its --json output back and checks it against
+// what is known about the real drivers 418/450/460/470/535, the toolkit stub, and test programs
+// compiled against the CUDA 13.0 and 11.8 headers.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/util/runfiles.h"
+#include "tools/json.h"
+
+extern char** environ;
+
+namespace cudyn {
+namespace check {
+namespace {
+
+struct ToolRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  Json json;  // parsed stdout when it is JSON
+  bool json_ok = false;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << data;
+}
+
+std::string Tool() { return testing::Runfile("tools/cudyn-check"); }
+std::string DriverPath(int major) {
+  return testing::Runfile("nvidia_drivers/" + std::to_string(major) + "/libcuda.so.1");
+}
+std::string StubPath() { return testing::Runfile("cuda/stubs/libcuda.so"); }
+std::string Program(const std::string& name) { return testing::Runfile("tools/" + name); }
+
+// Runs cudyn-check with `args`. The environment is the test's minus LD_LIBRARY_PATH and CUDYN_*,
+// plus `env` ("NAME=value").
+ToolRun RunTool(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+  ToolRun run;
+  static int counter = 0;
+  std::string dir = testing::MakeTempDir("run");
+  std::string out_path = dir + "/out" + std::to_string(counter);
+  std::string err_path = dir + "/err" + std::to_string(counter++);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string kv = *e;
+    if (kv.compare(0, 16, "LD_LIBRARY_PATH=") == 0 || kv.compare(0, 6, "CUDYN_") == 0) continue;
+    env_strings.push_back(kv);
+  }
+  for (const std::string& kv : env) env_strings.push_back(kv);
+  std::vector<char*> envp;
+  for (std::string& kv : env_strings) envp.push_back(&kv[0]);
+  envp.push_back(nullptr);
+  std::string tool = Tool();
+  std::vector<std::string> argv_strings = {tool};
+  for (const std::string& a : args) argv_strings.push_back(a);
+  std::vector<char*> argv;
+  for (std::string& a : argv_strings) argv.push_back(&a[0]);
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int out_fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    execve(tool.c_str(), argv.data(), envp.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = ReadFile(out_path);
+  run.err = ReadFile(err_path);
+  std::string error;
+  run.json_ok = Json::Parse(run.out, &run.json, &error);
+  return run;
+}
+
+std::string Describe(const ToolRun& run) {
+  return "exit " + std::to_string(run.exit_code) + "\n--- stdout ---\n" + run.out.substr(0, 4000) +
+         "\n--- stderr ---\n" + run.err.substr(0, 4000);
+}
+
+// The row of `symbol` in an `apis --json` answer (null if absent).
+const Json& ApiRow(const Json& apis, const std::string& symbol) {
+  static const Json kNull;
+  for (const Json& row : apis["apis"].items()) {
+    if (row["symbol"].as_string() == symbol) return row;
+  }
+  return kNull;
+}
+
+// ---- Preconditions ----------------------------------------------------------------------------
+
+TEST(CudynCheck, InputsArePresent) {
+  ASSERT_FALSE(Tool().empty());
+  for (int major : {418, 450, 460, 470, 535}) {
+    EXPECT_FALSE(DriverPath(major).empty()) << "driver " << major << " missing: run "
+                                            << "third_party/fetch_deps.sh";
+  }
+  EXPECT_FALSE(StubPath().empty());
+}
+
+// ---- report / apis on every real driver -------------------------------------------------------
+
+struct DriverExpectation {
+  int major;
+  int cuda_version;
+  const char* strategy;
+};
+
+class RealDriverReport : public ::testing::TestWithParam<DriverExpectation> {};
+
+TEST_P(RealDriverReport, ReportJson) {
+  const DriverExpectation& x = GetParam();
+  ToolRun run = RunTool({"report", "--driver", DriverPath(x.major), "--json"});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  ASSERT_TRUE(run.json_ok) << Describe(run);
+  const Json& j = run.json;
+  EXPECT_EQ(j["command"].as_string(), "report");
+  EXPECT_EQ(j["driver"]["cuda_version"].as_int(), x.cuda_version);
+  EXPECT_EQ(j["driver"]["effective_version"].as_int(), x.cuda_version);
+  EXPECT_EQ(j["driver"]["strategy"].as_string(), x.strategy);
+  EXPECT_EQ(j["driver"]["found_by"].as_string(), "option");
+  EXPECT_EQ(j["driver"]["path"].as_string(), DriverPath(x.major));
+  EXPECT_EQ(j["driver"]["library_version"].as_string().substr(0, 3), std::to_string(x.major));
+  // No GPU on the CI machine: cuInit says no device, which is reported but is not a failure.
+  EXPECT_EQ(j["cuinit"]["result"].as_int(), 100);
+  EXPECT_EQ(j["cuinit"]["name"].as_string(), "CUDA_ERROR_NO_DEVICE");
+  EXPECT_NE(j["cuinit"]["remedy"].as_string().find("nvidia-smi"), std::string::npos);
+  EXPECT_EQ(j["devices"].size(), 0u);
+  const Json& entries = j["entries"];
+  EXPECT_GT(entries["native"].as_int(), 300);
+  EXPECT_EQ(entries["native"].as_int() + entries["adapter"].as_int() +
+                entries["missing"].as_int(),
+            entries["total"].as_int());
+  ASSERT_EQ(j["candidates"].size(), 1u);
+  EXPECT_TRUE(j["candidates"][0]["accepted"].as_bool());
+  EXPECT_EQ(j["exit_code"].as_int(), 0);
+  if (x.major == 418) {
+    // 418 needs its fatbinaryloader, which the tool preloads from the driver's directory.
+    ASSERT_EQ(j["driver"]["preloaded"].size(), 1u);
+    EXPECT_NE(j["driver"]["preloaded"][0].as_string().find("libnvidia-fatbinaryloader"),
+              std::string::npos);
+  }
+}
+
+TEST_P(RealDriverReport, ReportHumanOutput) {
+  const DriverExpectation& x = GetParam();
+  ToolRun run = RunTool({"--driver", DriverPath(x.major)});  // no subcommand = report
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  std::string version = std::to_string(x.cuda_version / 1000) + "." +
+                        std::to_string((x.cuda_version % 1000) / 10) + " (" +
+                        std::to_string(x.cuda_version) + ")";
+  EXPECT_NE(run.out.find("CUDA version:       " + version), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(std::string("strategy:           ") + x.strategy), std::string::npos);
+  EXPECT_NE(run.out.find("100 CUDA_ERROR_NO_DEVICE"), std::string::npos) << run.out;
+  EXPECT_TRUE(run.err.empty()) << run.err;
+}
+
+TEST_P(RealDriverReport, ApisJson) {
+  const DriverExpectation& x = GetParam();
+  ToolRun run = RunTool({"apis", "--json", "--driver", DriverPath(x.major)});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  ASSERT_TRUE(run.json_ok) << Describe(run);
+  const Json& j = run.json;
+  EXPECT_EQ(j["driver"]["cuda_version"].as_int(), x.cuda_version);
+  EXPECT_EQ(j["driver"]["strategy"].as_string(), x.strategy);
+  ASSERT_GT(j["apis"].size(), 600u);
+  int native = 0;
+  for (const Json& row : j["apis"].items()) {
+    for (const char* field :
+         {"symbol", "base", "abi_version", "stream", "status", "driver_symbol", "via"}) {
+      ASSERT_TRUE(row.has(field)) << field;
+    }
+    const std::string& status = row["status"].as_string();
+    ASSERT_TRUE(status == "native" || status == "adapter" || status == "missing") << status;
+    if (status == "missing") {
+      EXPECT_EQ(row["via"].as_string(), "");
+      EXPECT_EQ(row["driver_symbol"].as_string(), "");
+    } else {
+      EXPECT_FALSE(row["driver_symbol"].as_string().empty()) << row["symbol"].as_string();
+    }
+    if (status == "native") {
+      ++native;
+      // Never bound above the driver's version.
+      EXPECT_LE(row["abi_version"].as_int(), x.cuda_version) << row["symbol"].as_string();
+      EXPECT_NE(row["via"].as_string(), "adapter");
+    }
+    if (status == "adapter") {
+      EXPECT_EQ(row["via"].as_string(), "adapter");
+    }
+  }
+  EXPECT_EQ(j["counts"]["native"].as_int(), native);
+  // cuInit is everywhere and native; older drivers use dlsym for everything.
+  const Json& init = ApiRow(j, "cuInit");
+  EXPECT_EQ(init["status"].as_string(), "native");
+  EXPECT_EQ(init["driver_symbol"].as_string(), "cuInit");
+  EXPECT_EQ(init["via"].as_string(), x.strategy);
+  // cuMemAdvise_v2 (12020) is above every one of these drivers but 535: served by its adapter
+  // over cuMemAdvise.
+  const Json& advise = ApiRow(j, "cuMemAdvise_v2");
+  if (x.cuda_version >= 12020) {
+    EXPECT_EQ(advise["status"].as_string(), "native");
+  } else {
+    EXPECT_EQ(advise["status"].as_string(), "adapter");
+    EXPECT_EQ(advise["driver_symbol"].as_string(), "cuMemAdvise");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Drivers, RealDriverReport,
+                         ::testing::Values(DriverExpectation{418, 10010, "dlsym"},
+                                           DriverExpectation{450, 11000, "dlsym"},
+                                           DriverExpectation{460, 11020, "dlsym"},
+                                           DriverExpectation{470, 11040, "cuGetProcAddress"},
+                                           DriverExpectation{535, 12020,
+                                                             "cuGetProcAddress_v2"}),
+                         [](const ::testing::TestParamInfo<DriverExpectation>& info) {
+                           return "driver_" + std::to_string(info.param.major);
+                         });
+
+TEST(CudynCheckApis, MemAdviseV2NativeOn535) {
+  ToolRun run = RunTool({"apis", "--driver", DriverPath(535), "--json", "--base", "cuMemAdvise"});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  ASSERT_TRUE(run.json_ok);
+  EXPECT_EQ(run.json["apis"].size(), 2u);  // cuMemAdvise, cuMemAdvise_v2
+  const Json& row = ApiRow(run.json, "cuMemAdvise_v2");
+  EXPECT_EQ(row["base"].as_string(), "cuMemAdvise");
+  EXPECT_EQ(row["abi_version"].as_int(), 12020);
+  EXPECT_EQ(row["stream"].as_string(), "legacy");
+  EXPECT_EQ(row["status"].as_string(), "native");
+  EXPECT_EQ(row["via"].as_string(), "cuGetProcAddress_v2");
+  EXPECT_EQ(row["driver_symbol"].as_string(), "cuMemAdvise_v2");
+}
+
+TEST(CudynCheckApis, MemAdviseV2AdaptedOn535ClampedTo11040) {
+  ToolRun run = RunTool({"apis", "--driver", DriverPath(535), "--max-cuda-version", "11040", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  ASSERT_TRUE(run.json_ok);
+  EXPECT_EQ(run.json["driver"]["cuda_version"].as_int(), 12020);
+  EXPECT_EQ(run.json["driver"]["effective_version"].as_int(), 11040);
+  EXPECT_TRUE(run.json["driver"]["clamped"].as_bool());
+  EXPECT_EQ(run.json["driver"]["strategy"].as_string(), "cuGetProcAddress");
+  const Json& row = ApiRow(run.json, "cuMemAdvise_v2");
+  EXPECT_EQ(row["status"].as_string(), "adapter");
+  EXPECT_EQ(row["driver_symbol"].as_string(), "cuMemAdvise");
+  EXPECT_EQ(row["via"].as_string(), "adapter");
+}
+
+TEST(CudynCheckApis, ClampFromTheEnvironmentAndItsRejection) {
+  ToolRun clamped = RunTool({"apis", "--driver", DriverPath(535), "--json", "--base", "cuMemAdvise"},
+                        {"CUDYN_MAX_CUDA_VERSION=11.4"});
+  ASSERT_EQ(clamped.exit_code, 0) << Describe(clamped);
+  EXPECT_EQ(clamped.json["driver"]["effective_version"].as_int(), 11040);
+  // A bad value is rejected loudly: a loader warning in the report's findings.
+  ToolRun bad = RunTool({"report", "--driver", DriverPath(535), "--json"},
+                    {"CUDYN_MAX_CUDA_VERSION=banana"});
+  ASSERT_EQ(bad.exit_code, 0) << Describe(bad);
+  EXPECT_EQ(bad.json["driver"]["effective_version"].as_int(), 12020);
+  bool found = false;
+  for (const Json& f : bad.json["findings"].items()) {
+    if (f["kind"].as_string() == "loader_warning" &&
+        f["message"].as_string().find("banana") != std::string::npos) {
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found) << bad.out;
+}
+
+TEST(CudynCheckApis, StatusFilter) {
+  ToolRun all = RunTool({"apis", "--driver", DriverPath(470), "--json"});
+  ToolRun missing = RunTool({"apis", "--driver", DriverPath(470), "--json", "--status", "missing"});
+  ASSERT_EQ(missing.exit_code, 0) << Describe(missing);
+  ASSERT_TRUE(all.json_ok && missing.json_ok);
+  size_t expected = 0;
+  for (const Json& row : all.json["apis"].items()) expected += row["status"].as_string() == "missing";
+  EXPECT_GT(expected, 0u);
+  EXPECT_EQ(missing.json["apis"].size(), expected);
+  for (const Json& row : missing.json["apis"].items()) {
+    EXPECT_EQ(row["status"].as_string(), "missing");
+    EXPECT_EQ(row["via"].as_string(), "");
+  }
+  // 470 is CUDA 11.4: e.g. the 12.x checkpoint API is missing there.
+  EXPECT_FALSE(ApiRow(missing.json, "cuCheckpointProcessLock").is_null());
+  // The human table has the same number of rows.
+  ToolRun table = RunTool({"apis", "--driver", DriverPath(470), "--status", "missing"});
+  EXPECT_NE(table.out.find(std::to_string(expected) + " entries shown: 0 native, 0 adapter, " +
+                           std::to_string(expected) + " missing"),
+            std::string::npos)
+      << table.out;
+}
+
+// ---- no driver --------------------------------------------------------------------------------
+
+TEST(CudynCheckNoDriver, StubAsDriverExits3NamingTheStub) {
+  for (const char* command : {"report", "apis"}) {
+    ToolRun run = RunTool({command, "--driver", StubPath()});
+    EXPECT_EQ(run.exit_code, 3) << Describe(run);
+    EXPECT_NE(run.out.find("stub"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find(StubPath()), std::string::npos) << run.out;
+    ToolRun json = RunTool({command, "--driver", StubPath(), "--json"});
+    EXPECT_EQ(json.exit_code, 3);
+    ASSERT_TRUE(json.json_ok) << Describe(json);
+    EXPECT_TRUE(json.json["driver"].is_null());
+    EXPECT_EQ(json.json["error"]["result"].as_int(), 34);
+    EXPECT_EQ(json.json["error"]["name"].as_string(), "CUDA_ERROR_STUB_LIBRARY");
+    EXPECT_NE(json.json["candidates"][0]["reason"].as_string().find("stub"), std::string::npos);
+    EXPECT_EQ(json.json["exit_code"].as_int(), 3);
+  }
+}
+
+TEST(CudynCheckNoDriver, NonexistentDriverExits3) {
+  std::string path = testing::MakeTempDir("none") + "/libcuda.so.1";
+  ToolRun run = RunTool({"report", "--driver", path});
+  EXPECT_EQ(run.exit_code, 3) << Describe(run);
+  EXPECT_NE(run.out.find(path), std::string::npos);
+  EXPECT_NE(run.out.find("No such file"), std::string::npos) << run.out;
+  ToolRun json = RunTool({"apis", "--driver", path, "--json"});
+  EXPECT_EQ(json.exit_code, 3);
+  ASSERT_TRUE(json.json_ok);
+  EXPECT_EQ(json.json["error"]["result"].as_int(), 303);
+}
+
+// ---- report findings --------------------------------------------------------------------------
+
+std::string FindingsOf(const Json& j, const std::string& kind) {
+  std::string all;
+  for (const Json& f : j["findings"].items()) {
+    if (f["kind"].as_string() == kind) all += f["severity"].as_string() + ": " + f["message"].as_string() + "\n";
+  }
+  return all;
+}
+
+TEST(CudynCheckFindings, KernelModuleAbsentMismatchedAndMatching) {
+  std::string root = testing::MakeTempDir("proc");
+  // Absent (no ROOT/proc/driver/nvidia/version).
+  ToolRun absent = RunTool({"report", "--json", "--driver", DriverPath(535), "--search-root", root});
+  ASSERT_EQ(absent.exit_code, 0) << Describe(absent);
+  EXPECT_NE(FindingsOf(absent.json, "kernel_module").find("no kernel module loaded"),
+            std::string::npos)
+      << absent.out;
+  EXPECT_FALSE(absent.json["kernel_module"]["present"].as_bool());
+  // Mismatched: a 580 kernel module under the 535 library.
+  ASSERT_EQ(system(("mkdir -p " + root + "/proc/driver/nvidia").c_str()), 0);
+  WriteFile(root + "/proc/driver/nvidia/version",
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun Nov  2 10:00:00 UTC "
+            "2025\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n");
+  ToolRun mismatch = RunTool({"report", "--json", "--driver", DriverPath(535), "--search-root", root});
+  ASSERT_EQ(mismatch.exit_code, 0) << Describe(mismatch);
+  EXPECT_EQ(mismatch.json["kernel_module"]["version"].as_string(), "580.159.04");
+  std::string text = FindingsOf(mismatch.json, "kernel_module");
+  EXPECT_NE(text.find("warning: kernel module / library version mismatch"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("580.159.04"), std::string::npos);
+  EXPECT_NE(text.find("535.261.03"), std::string::npos);
+  EXPECT_NE(text.find("803"), std::string::npos);
+  // Matching.
+  WriteFile(root + "/proc/driver/nvidia/version",
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.261.03  Release Build\n");
+  ToolRun match = RunTool({"report", "--json", "--driver", DriverPath(535), "--search-root", root});
+  EXPECT_NE(FindingsOf(match.json, "kernel_module").find("info: kernel module 535.261.03 matches"),
+            std::string::npos)
+      << match.out;
+}
+
+TEST(CudynCheckFindings, StubOnLdLibraryPath) {
+  std::string dir = testing::MakeTempDir("stubdir");
+  ASSERT_EQ(symlink(StubPath().c_str(), (dir + "/libcuda.so.1").c_str()), 0);
+  ToolRun run = RunTool({"report", "--json", "--driver", DriverPath(535)},
+                    {"LD_LIBRARY_PATH=" + dir});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  std::string text = FindingsOf(run.json, "stub");
+  EXPECT_NE(text.find("error: LD_LIBRARY_PATH directory " + dir), std::string::npos) << run.out;
+  // Without it: no stub finding.
+  ToolRun clean = RunTool({"report", "--json", "--driver", DriverPath(535)});
+  EXPECT_EQ(FindingsOf(clean.json, "stub"), "");
+}
+
+TEST(CudynCheckFindings, CompatLibraryInUse) {
+  std::string dir = testing::MakeTempDir("cuda") + "/compat";
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  ASSERT_EQ(symlink(DriverPath(470).c_str(), (dir + "/libcuda.so.1").c_str()), 0);
+  ToolRun run = RunTool({"report", "--json", "--driver", dir + "/libcuda.so.1"});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  EXPECT_NE(FindingsOf(run.json, "compat").find("forward-compatibility"), std::string::npos)
+      << run.out;
+}
+
+// ---- binary -----------------------------------------------------------------------------------
+
+const Json& OnlyFile(const ToolRun& run) { return run.json["files"][0]; }
+
+TEST(CudynCheckBinary, Cuda13ProgramNeeds12020) {
+  std::string program = Program("mem_advise_cuda13");
+  ASSERT_FALSE(program.empty());
+  ToolRun old = RunTool({"binary", program, "--target-version", "11040", "--json"});
+  EXPECT_EQ(old.exit_code, 1) << Describe(old);
+  ASSERT_TRUE(old.json_ok) << Describe(old);
+  const Json& f = OnlyFile(old);
+  EXPECT_TRUE(f["links_libcuda"].as_bool());
+  EXPECT_FALSE(f["links_cudyn"].as_bool());
+  EXPECT_EQ(f["elf_class"].as_int(), 64);
+  EXPECT_EQ(f["machine"].as_string(), "x86-64");
+  EXPECT_EQ(f["needs_version"].as_int(), 12020);
+  EXPECT_EQ(f["verdict"].as_string(), "incompatible");
+  ASSERT_EQ(f["too_new"].size(), 1u);
+  EXPECT_EQ(f["too_new"][0].as_string(), "cuMemAdvise_v2");
+  bool saw_advise = false;
+  for (const Json& imp : f["imports"].items()) {
+    if (imp["symbol"].as_string() == "cuMemAdvise_v2") {
+      saw_advise = true;
+      EXPECT_EQ(imp["abi_version"].as_int(), 12020);
+      EXPECT_EQ(imp["base"].as_string(), "cuMemAdvise");
+      EXPECT_FALSE(imp["satisfied"].as_bool());
+    }
+  }
+  EXPECT_TRUE(saw_advise);
+  ToolRun now = RunTool({"binary", program, "--target-version", "12020", "--json"});
+  EXPECT_EQ(now.exit_code, 0) << Describe(now);
+  EXPECT_EQ(OnlyFile(now)["verdict"].as_string(), "compatible");
+  ToolRun dotted = RunTool({"binary", program, "--target-version", "12.2"});
+  EXPECT_EQ(dotted.exit_code, 0) << Describe(dotted);
+  EXPECT_NE(dotted.out.find("needs 12.2 (12020)"), std::string::npos) << dotted.out;
+}
+
+TEST(CudynCheckBinary, Cuda118ProgramNeeds8000) {
+  std::string program = Program("mem_advise_cuda11_8");
+  ASSERT_FALSE(program.empty());
+  ToolRun run = RunTool({"binary", program, "--target-version", "11040", "--json"});
+  EXPECT_EQ(run.exit_code, 0) << Describe(run);
+  ASSERT_TRUE(run.json_ok);
+  const Json& f = OnlyFile(run);
+  EXPECT_EQ(f["needs_version"].as_int(), 8000);
+  EXPECT_EQ(f["verdict"].as_string(), "compatible");
+  bool saw_advise = false;
+  for (const Json& imp : f["imports"].items()) {
+    EXPECT_NE(imp["symbol"].as_string(), "cuMemAdvise_v2");
+    if (imp["symbol"].as_string() == "cuMemAdvise") {
+      saw_advise = true;
+      EXPECT_EQ(imp["abi_version"].as_int(), 8000);
+    }
+  }
+  EXPECT_TRUE(saw_advise);
+}
+
+TEST(CudynCheckBinary, TargetFromTheDriver) {
+  std::string program = Program("mem_advise_cuda13");
+  // 535 is 12.2: compatible; clamped to 11.4 or on 470: incompatible.
+  ToolRun on535 = RunTool({"binary", program, "--driver", DriverPath(535), "--json"});
+  EXPECT_EQ(on535.exit_code, 0) << Describe(on535);
+  EXPECT_EQ(on535.json["target"]["version"].as_int(), 12020);
+  EXPECT_EQ(on535.json["target"]["source"].as_string(), "driver");
+  ToolRun clamped = RunTool(
+      {"binary", program, "--driver", DriverPath(535), "--max-cuda-version", "11.4", "--json"});
+  EXPECT_EQ(clamped.exit_code, 1) << Describe(clamped);
+  ToolRun on470 = RunTool({"binary", program, "--driver", DriverPath(470)});
+  EXPECT_EQ(on470.exit_code, 1) << Describe(on470);
+  // No driver and no --target-version: undecided, exit 3.
+  ToolRun none = RunTool({"binary", program, "--driver", StubPath(), "--json"});
+  EXPECT_EQ(none.exit_code, 3) << Describe(none);
+  EXPECT_EQ(OnlyFile(none)["verdict"].as_string(), "undecided");
+}
+
+TEST(CudynCheckBinary, CudynLinkedProgramsArePortable) {
+  for (const char* name : {"mem_advise_cudyn_static", "mem_advise_cudyn_shared"}) {
+    std::string program = Program(name);
+    ASSERT_FALSE(program.empty()) << name;
+    ToolRun run = RunTool({"binary", program, "--target-version", "10010", "--json"});
+    EXPECT_EQ(run.exit_code, 0) << name << "\n" << Describe(run);
+    ASSERT_TRUE(run.json_ok);
+    EXPECT_EQ(OnlyFile(run)["verdict"].as_string(), "portable") << name;
+    EXPECT_TRUE(OnlyFile(run)["links_cudyn"].as_bool()) << name;
+    EXPECT_FALSE(OnlyFile(run)["links_libcuda"].as_bool()) << name;
+    ToolRun human = RunTool({"binary", program});  // no target needed for a portable binary
+    EXPECT_EQ(human.exit_code, 0) << Describe(human);
+    EXPECT_NE(human.out.find("portable: links cudyn"), std::string::npos) << human.out;
+  }
+  ToolRun shared = RunTool({"binary", Program("mem_advise_cudyn_shared"), "--json"});
+  EXPECT_EQ(OnlyFile(shared)["cudyn_needed"][0].as_string(), "libcudyn_cuda.so");
+}
+
+// Offset of the middle of the PT_DYNAMIC segment of a little-endian ELF64 image, or 0.
+size_t DynamicSegmentMiddle(const std::string& elf) {
+  auto u16 = [&](size_t off) {
+    uint16_t v;
+    std::memcpy(&v, elf.data() + off, 2);
+    return v;
+  };
+  auto u64 = [&](size_t off) {
+    uint64_t v;
+    std::memcpy(&v, elf.data() + off, 8);
+    return v;
+  };
+  if (elf.size() < 64 || elf[4] != 2 || elf[5] != 1) return 0;
+  uint64_t phoff = u64(0x20);
+  uint16_t phentsize = u16(0x36), phnum = u16(0x38);
+  for (uint16_t i = 0; i < phnum; ++i) {
+    size_t ph = phoff + static_cast<size_t>(i) * phentsize;
+    if (ph + 56 > elf.size()) return 0;
+    uint32_t type;
+    std::memcpy(&type, elf.data() + ph, 4);
+    if (type == 2 /* PT_DYNAMIC */) return u64(ph + 8) + u64(ph + 32) / 2;
+  }
+  return 0;
+}
+
+TEST(CudynCheckBinary, MalformedFilesExit2WithAMessage) {
+  std::string dir = testing::MakeTempDir("bad");
+  std::string elf = ReadFile(Program("mem_advise_cuda13"));
+  ASSERT_GT(elf.size(), 4000u);
+  std::map<std::string, std::string> expected;  // file -> message part
+  WriteFile(dir + "/empty", "");
+  expected[dir + "/empty"] = "empty file";
+  WriteFile(dir + "/text", "#!/bin/sh\necho this is not an ELF file\n");
+  expected[dir + "/text"] = "not an ELF file";
+  WriteFile(dir + "/trunc4", elf.substr(0, 4));
+  expected[dir + "/trunc4"] = "truncated ELF header";
+  WriteFile(dir + "/trunc40", elf.substr(0, 40));
+  expected[dir + "/trunc40"] = "truncated ELF header";
+  WriteFile(dir + "/trunc120", elf.substr(0, 120));
+  expected[dir + "/trunc120"] = "program header table out of bounds";
+  // Cut in the middle of PT_DYNAMIC (found from the program headers, so independent of layout).
+  size_t dynamic_cut = DynamicSegmentMiddle(elf);
+  ASSERT_GT(dynamic_cut, 120u);
+  WriteFile(dir + "/trunc_dynamic", elf.substr(0, dynamic_cut));
+  expected[dir + "/trunc_dynamic"] = "dynamic section out of bounds";
+  std::string wrong_class = elf;
+  wrong_class[4] = 3;  // EI_CLASS
+  WriteFile(dir + "/class3", wrong_class);
+  expected[dir + "/class3"] = "unsupported ELF class (3)";
+  ASSERT_EQ(mkdir((dir + "/adir").c_str(), 0755), 0);
+  expected[dir + "/adir"] = "directory";
+  expected[dir + "/does-not-exist"] = "cannot open";
+  for (const auto& [path, message] : expected) {
+    ToolRun run = RunTool({"binary", path, "--target-version", "12020"});
+    EXPECT_EQ(run.exit_code, 2) << path << "\n" << Describe(run);
+    EXPECT_NE(run.err.find(path + ": "), std::string::npos) << Describe(run);
+    EXPECT_NE(run.err.find(message), std::string::npos) << path << "\n" << Describe(run);
+    ToolRun json = RunTool({"binary", path, "--target-version", "12020", "--json"});
+    EXPECT_EQ(json.exit_code, 2);
+    ASSERT_TRUE(json.json_ok) << Describe(json);
+    EXPECT_FALSE(OnlyFile(json)["ok"].as_bool());
+    EXPECT_EQ(OnlyFile(json)["verdict"].as_string(), "error");
+    EXPECT_NE(OnlyFile(json)["error"].as_string().find(message), std::string::npos);
+  }
+  // Bad files do not stop the others; the worst exit code wins (2 over 1 over 0).
+  ToolRun mixed = RunTool({"binary", dir + "/empty", Program("mem_advise_cuda13"),
+                       Program("mem_advise_cuda11_8"), "--target-version", "11040", "--json"});
+  EXPECT_EQ(mixed.exit_code, 2) << Describe(mixed);
+  ASSERT_EQ(mixed.json["files"].size(), 3u);
+  EXPECT_EQ(mixed.json["files"][1]["verdict"].as_string(), "incompatible");
+  EXPECT_EQ(mixed.json["files"][2]["verdict"].as_string(), "compatible");
+  ToolRun one_bad = RunTool({"binary", Program("mem_advise_cuda13"), Program("mem_advise_cuda11_8"),
+                         "--target-version", "11040"});
+  EXPECT_EQ(one_bad.exit_code, 1) << Describe(one_bad);
+}
+
+TEST(CudynCheckBinary, OneGiBSparseFileParses) {
+  std::string path = testing::MakeTempDir("big") + "/big.elf";
+  WriteFile(path, ReadFile(Program("mem_advise_cuda13")));
+  ASSERT_EQ(truncate(path.c_str(), 1LL << 30), 0);
+  ToolRun run = RunTool({"binary", path, "--target-version", "12020", "--json"});
+  EXPECT_EQ(run.exit_code, 0) << Describe(run);
+  ASSERT_TRUE(run.json_ok);
+  EXPECT_EQ(OnlyFile(run)["needs_version"].as_int(), 12020);
+  EXPECT_EQ(OnlyFile(run)["verdict"].as_string(), "compatible");
+}
+
+// ---- drivers ----------------------------------------------------------------------------------
+
+// A fake system under ROOT: 535 in /usr/lib/x86_64-linux-gnu, 470 as cuda-compat, the toolkit
+// stub in /usr/local/cuda-13.0/lib64/stubs (symlinks to the real files).
+std::string MakeSystemTree(bool compat_in_ld_so_conf) {
+  std::string root = testing::MakeTempDir("root");
+  auto mkdirs = [&](const std::string& dir) {
+    EXPECT_EQ(system(("mkdir -p '" + root + dir + "'").c_str()), 0);
+  };
+  mkdirs("/usr/lib/x86_64-linux-gnu");
+  mkdirs("/usr/local/cuda-11.4/compat");
+  mkdirs("/usr/local/cuda-13.0/lib64/stubs");
+  mkdirs("/etc/ld.so.conf.d");
+  const std::string lib = root + "/usr/lib/x86_64-linux-gnu/";
+  EXPECT_EQ(symlink(DriverPath(535).c_str(), (lib + "libcuda.so.535.261.03").c_str()), 0);
+  EXPECT_EQ(symlink("libcuda.so.535.261.03", (lib + "libcuda.so.1").c_str()), 0);
+  EXPECT_EQ(symlink("libcuda.so.1", (lib + "libcuda.so").c_str()), 0);
+  const std::string compat = root + "/usr/local/cuda-11.4/compat/";
+  EXPECT_EQ(symlink(DriverPath(470).c_str(), (compat + "libcuda.so.470.256.02").c_str()), 0);
+  EXPECT_EQ(symlink("libcuda.so.470.256.02", (compat + "libcuda.so.1").c_str()), 0);
+  EXPECT_EQ(symlink(StubPath().c_str(),
+                    (root + "/usr/local/cuda-13.0/lib64/stubs/libcuda.so").c_str()),
+            0);
+  WriteFile(root + "/etc/ld.so.conf", "# test\ninclude /etc/ld.so.conf.d/*.conf\n");
+  WriteFile(root + "/etc/ld.so.conf.d/x86_64-linux-gnu.conf",
+            "# Multiarch support\n/usr/local/lib/x86_64-linux-gnu\n/lib/x86_64-linux-gnu\n"
+            "/usr/lib/x86_64-linux-gnu\n");
+  if (compat_in_ld_so_conf) {
+    WriteFile(root + "/etc/ld.so.conf.d/000-cuda-compat.conf", "/usr/local/cuda-11.4/compat\n");
+  }
+  return root;
+}
+
+const Json* DriverEntry(const Json& j, const std::string& realpath_part) {
+  for (const Json& d : j["drivers"].items()) {
+    if (d["realpath"].as_string().find(realpath_part) != std::string::npos) return &d;
+  }
+  return nullptr;
+}
+
+TEST(CudynCheckDrivers, ListsDriversCompatAndStubAndPicksOne) {
+  std::string root = MakeSystemTree(/*compat_in_ld_so_conf=*/false);
+  ToolRun run = RunTool({"drivers", "--search-root", root, "--json"});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  ASSERT_TRUE(run.json_ok) << Describe(run);
+  const Json& j = run.json;
+  EXPECT_EQ(j["drivers"].size(), 3u) << run.out;
+  const Json* d535 = DriverEntry(j, "libcuda.so.535");
+  const Json* d470 = DriverEntry(j, "libcuda.so.470");
+  const Json* stub = DriverEntry(j, "stubs/libcuda.so");
+  ASSERT_TRUE(d535 && d470 && stub) << run.out;
+  EXPECT_EQ((*d535)["cuda_version"].as_int(), 12020);
+  EXPECT_EQ((*d535)["kind"].as_string(), "driver");
+  EXPECT_EQ((*d535)["aliases"].size(), 3u);  // libcuda.so, .so.1, .so.535.261.03
+  EXPECT_EQ((*d535)["path"].as_string(), root + "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  EXPECT_EQ((*d470)["cuda_version"].as_int(), 11040);
+  EXPECT_TRUE((*d470)["compat"].as_bool());
+  EXPECT_EQ((*stub)["kind"].as_string(), "stub");
+  EXPECT_FALSE((*stub)["accepted"].as_bool());
+  EXPECT_NE((*stub)["reason"].as_string().find("stub"), std::string::npos);
+  // The pick: the default search finds 535 in /usr/lib/x86_64-linux-gnu (ld.so.conf).
+  EXPECT_TRUE((*d535)["picked"].as_bool());
+  EXPECT_FALSE((*d470)["picked"].as_bool());
+  EXPECT_EQ(j["picked"]["cuda_version"].as_int(), 12020);
+  EXPECT_NE(j["picked"]["found_by_text"].as_string().find("ld.so.conf"), std::string::npos)
+      << j["picked"].Dump();
+  // Human output names all three and the pick.
+  ToolRun human = RunTool({"drivers", "--search-root", root});
+  EXPECT_EQ(human.exit_code, 0);
+  EXPECT_NE(human.out.find("toolkit stub:"), std::string::npos) << human.out;
+  EXPECT_NE(human.out.find("CUDA 11.4 (11040), driver 470.256.02, forward-compatibility"),
+            std::string::npos)
+      << human.out;
+  EXPECT_NE(human.out.find("picked: " + root + "/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
+            std::string::npos)
+      << human.out;
+}
+
+TEST(CudynCheckDrivers, LdSoConfOrderDecidesThePick) {
+  std::string root = MakeSystemTree(/*compat_in_ld_so_conf=*/true);
+  ToolRun run = RunTool({"drivers", "--search-root", root, "--json"});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  EXPECT_EQ(run.json["picked"]["cuda_version"].as_int(), 11040) << run.out;
+  EXPECT_NE(run.json["picked"]["found_by_text"].as_string().find("000-cuda-compat.conf"),
+            std::string::npos);
+  // report agrees with drivers about the pick.
+  ToolRun report = RunTool({"report", "--search-root", root, "--json"});
+  ASSERT_EQ(report.exit_code, 0) << Describe(report);
+  EXPECT_EQ(report.json["driver"]["cuda_version"].as_int(), 11040);
+  EXPECT_NE(FindingsOf(report.json, "compat"), "");
+  // CUDYN_DRIVER_PATH overrides the search, as in applications.
+  ToolRun env = RunTool({"drivers", "--search-root", root, "--json"},
+                    {"CUDYN_DRIVER_PATH=" + DriverPath(535)});
+  EXPECT_EQ(env.json["picked"]["found_by"].as_string(), "CUDYN_DRIVER_PATH") << env.out;
+  EXPECT_EQ(env.json["picked"]["cuda_version"].as_int(), 12020);
+}
+
+TEST(CudynCheckDrivers, OnlyTheStubMeansNoDriver) {
+  std::string root = testing::MakeTempDir("stubroot");
+  ASSERT_EQ(system(("mkdir -p " + root + "/usr/lib/x86_64-linux-gnu").c_str()), 0);
+  // The stub installed as libcuda.so.1 (a broken system): found, rejected, exit 3.
+  ASSERT_EQ(symlink(StubPath().c_str(), (root + "/usr/lib/x86_64-linux-gnu/libcuda.so.1").c_str()),
+            0);
+  ToolRun run = RunTool({"drivers", "--search-root", root, "--json"});
+  EXPECT_EQ(run.exit_code, 3) << Describe(run);
+  ASSERT_TRUE(run.json_ok);
+  EXPECT_TRUE(run.json["picked"].is_null());
+  EXPECT_EQ(run.json["loader_error"]["result"].as_int(), 34);
+  ASSERT_EQ(run.json["drivers"].size(), 1u);
+  EXPECT_EQ(run.json["drivers"][0]["kind"].as_string(), "stub");
+  ToolRun report = RunTool({"report", "--search-root", root});
+  EXPECT_EQ(report.exit_code, 3) << Describe(report);
+  EXPECT_NE(report.out.find("stub"), std::string::npos);
+}
+
+TEST(CudynCheckDrivers, CudynDropInInstalledAsLibcudaIsNotADriver) {
+  std::string root = testing::MakeTempDir("dropinroot");
+  ASSERT_EQ(system(("mkdir -p " + root + "/usr/lib/x86_64-linux-gnu " + root + "/usr/lib64").c_str()),
+            0);
+  std::string dropin = testing::Runfile("stubs/libcudyn_cuda.so");
+  ASSERT_FALSE(dropin.empty());
+  WriteFile(root + "/usr/lib/x86_64-linux-gnu/libcuda.so.1", ReadFile(dropin));
+  ASSERT_EQ(symlink(DriverPath(460).c_str(), (root + "/usr/lib64/libcuda.so.1").c_str()), 0);
+  ToolRun run = RunTool({"drivers", "--search-root", root, "--json"});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  const Json* fake = DriverEntry(run.json, "x86_64-linux-gnu/libcuda.so.1");
+  ASSERT_NE(fake, nullptr) << run.out;
+  EXPECT_EQ((*fake)["kind"].as_string(), "cudyn");
+  EXPECT_FALSE((*fake)["picked"].as_bool());
+  EXPECT_EQ(run.json["picked"]["cuda_version"].as_int(), 11020);
+}
+
+// ---- usage ------------------------------------------------------------------------------------
+
+TEST(CudynCheckUsage, HelpForEverySubcommandExits0) {
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"--help"},
+                                             {"-h"},
+                                             {"help"},
+                                             {"report", "--help"},
+                                             {"apis", "--help"},
+                                             {"binary", "--help"},
+                                             {"drivers", "--help"},
+                                             {"help", "binary"},
+                                             {"apis", "--bogus", "--help"}}) {
+    ToolRun run = RunTool(args);
+    EXPECT_EQ(run.exit_code, 0) << args[0] << "\n" << Describe(run);
+    EXPECT_NE(run.out.find("usage: cudyn-check"), std::string::npos) << run.out;
+  }
+  EXPECT_NE(RunTool({"binary", "--help"}).out.find("--target-version"), std::string::npos);
+  EXPECT_NE(RunTool({"apis", "--help"}).out.find("--status"), std::string::npos);
+}
+
+TEST(CudynCheckUsage, BadCommandLinesExit2) {
+  std::string program = Program("mem_advise_cuda13");
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"frobnicate"},
+           {"frobnicate", "--help"},
+           {"report", "--bogus"},
+           {"--bogus"},
+           {"-x"},
+           {"apis", "--status", "bogus", "--driver", DriverPath(535)},
+           {"apis", "--base", "cuNoSuchThing", "--driver", DriverPath(535)},
+           {"apis", "--status"},
+           {"binary"},
+           {"binary", program, "--target-version", "banana"},
+           {"report", "--max-cuda-version", "99.99.99"},
+           {"drivers", "--driver", "/x"},
+           {"report", "extra-argument"},
+           {"--json=1"},
+           {"help", "frobnicate"}}) {
+    ToolRun run = RunTool(args);
+    std::string joined;
+    for (const std::string& a : args) joined += a + " ";
+    EXPECT_EQ(run.exit_code, 2) << joined << "\n" << Describe(run);
+    EXPECT_FALSE(run.err.empty()) << joined;
+  }
+}
+
+}  // namespace
+}  // namespace check
+}  // namespace cudyn
