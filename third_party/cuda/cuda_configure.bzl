@@ -1,6 +1,7 @@
 """cuda_headers_repository: exposes a CUDA toolkit's include/ directory (and the driver stub) to Bazel.
 
-    cuda_headers_repository(name = "cuda")                      # $CUDA_PATH, /usr/local/cuda, /usr/local/cuda-13.0
+    cuda_headers_repository(name = "cuda")                      # $CUDA_PATH, /usr/local/cuda, /usr/local/cuda-13.0,
+                                                                # then the 11.8 headers of the deps cache
     cuda_headers_repository(name = "cuda_11_8", path = "...")   # a fixed root (a dir containing include/)
 
 Generated targets in the new repository:
@@ -17,7 +18,9 @@ The repository is only evaluated when one of its targets is needed, so a missing
 fails builds that use it (with a message naming the path that was tried).
 """
 
-_DEFAULT_ROOTS = ["/usr/local/cuda", "/usr/local/cuda-13.0"]
+# Last resort: Debian's CUDA 11.8 headers that third_party/fetch_deps.sh unpacks, so a machine
+# without a toolkit still builds the library and cudyn-check (13.0-only variants compiled out).
+_DEFAULT_ROOTS = ["/usr/local/cuda", "/usr/local/cuda-13.0", "/var/cache/cudyn-deps/cuda-11.8/usr"]
 
 def _has_cuda_h(rctx, root):
     return rctx.path(root + "/include/cuda.h").exists
