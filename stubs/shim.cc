@@ -41,18 +41,23 @@ ShimLookup ShimFindProc(std::string_view symbol, int version, unsigned long long
   if (symbol.empty()) return result;
   const bool per_thread = (flags & kPerThreadFlag) != 0;
   int best = -1, best_per_thread = -1;
-  bool base_known = false;
+  bool base_known = false, has_per_thread = false;
   // The table is sorted by symbol, so a base's variants follow its lower bound.
   for (int i = LowerBoundEntry(symbol); i < kEntryCount && EntrySymbol(i).substr(0, symbol.size()) == symbol; ++i) {
     if (EntryBase(i) != symbol) continue;  // cuMemcpy2D is not a variant of cuMemcpy
-    base_known = true;
     const EntryInfo& e = kEntries[i];
-    if (!e.gpa_reachable || e.abi_version > version || !available(i)) continue;
+    if (!e.gpa_reachable || !available(i)) continue;
+    // Drivers answer "version not sufficient" only for symbols they have at some version.
+    base_known = true;
+    if (e.stream != StreamClass::kLegacy) has_per_thread = true;
+    if (e.abi_version > version) continue;
     int& slot = e.stream == StreamClass::kLegacy ? best : best_per_thread;
     if (slot < 0 || kEntries[slot].abi_version < e.abi_version) slot = i;
   }
   result.base_known = base_known;
-  result.index = per_thread && best_per_thread >= 0 ? best_per_thread : best;
+  // Measured on 470/535: with the per-thread flag, a base that has per-thread variants is served
+  // only by them (none at the requested version: not found); other bases by their legacy variant.
+  result.index = per_thread && has_per_thread ? best_per_thread : best;
   return result;
 }
 

@@ -14,12 +14,14 @@ using ShimAvailability = bool (*)(int index);
 
 struct ShimLookup {
   int index = -1;           // the entry cuGetProcAddress returns, or -1
-  bool base_known = false;  // the name is a base name in the table (for symbolStatus 1 vs 2)
+  bool base_known = false;  // some variant of the name is served at some version (symbolStatus
+                            // 2 "version not sufficient" rather than 1 "not found")
 };
 
 // The entry cuGetProcAddress(symbol, version, flags) returns: among the base's variants that are
-// reachable through cuGetProcAddress, available, and not newer than `version`, the newest; the
-// per-thread one when flags has bit 2 and the base has one.
+// reachable through cuGetProcAddress, available, and not newer than `version`, the newest. With
+// flags bit 2 (per-thread default stream) a base that has per-thread variants is served only by
+// those, as real drivers do (tests/shim_gpa compares every base/version/flag with 470 and 535).
 ShimLookup ShimFindProc(std::string_view symbol, int version, unsigned long long flags,
                         ShimAvailability available);
 
