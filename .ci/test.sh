@@ -103,6 +103,25 @@ run_bazel_build() {
     "$label" "$passed" "$failed" "$rc" "$(elapsed "$start")" "$log")")
 }
 
+# run_script <label> <command...>: a test step outside Bazel (e.g. a libFuzzer smoke run): 1 passed
+# or 1 failed by its exit status.
+run_script() {
+  local label=$1 start log rc passed=1 failed=0
+  shift
+  log="$LOGDIR/$label.log"
+  echo "=== [$label] $*"
+  start=$(now)
+  set +e
+  (cd "$ROOT" && "$@") 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  if ((rc != 0)); then passed=0 failed=1; fi
+  TOTAL_PASSED=$((TOTAL_PASSED + passed))
+  TOTAL_FAILED=$((TOTAL_FAILED + failed))
+  STEP_LINES+=("$(printf '%-24s %4d passed, %4d failed  (exit %d, %s, log %s)' \
+    "$label" "$passed" "$failed" "$rc" "$(elapsed "$start")" "$log")")
+}
+
 shutdown_servers() {
   local w
   for w in "${WORKSPACES[@]}"; do
@@ -130,6 +149,8 @@ main() {
   run_bazel_tests asan --config=asan //...
   run_bazel_tests ubsan --config=ubsan //...
   run_bazel_tests tsan --config=tsan //...
+  # libFuzzer smoke runs (clang-14, outside Bazel): short, real fuzzing, fail on any finding.
+  run_script fuzz_elf_reader tools/elf/run_fuzzer.sh 20
   # The consumer workspace: links @cudyn//stubs:cudyn_cuda instead of -lcuda, runs on fake drivers.
   run_bazel_tests examples --workspace examples //...
   # The library against Debian's CUDA 11.8 headers (variants those headers lack are compiled out),
