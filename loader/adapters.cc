@@ -485,4 +485,17 @@ void* CustomAdapter(int index, int id) {
 }
 
 }  // namespace internal
+
+bool AdapterCompiledIn(int index) {
+  if (index < 0 || index >= kEntryCount) return false;
+  switch (kEntries[index].adapter) {
+    case AdapterKind::kSameSignature:
+      return true;
+    case AdapterKind::kCustom:
+      return internal::CustomAdapter(index, 0) != nullptr;
+    default:
+      return false;
+  }
+}
+
 }  // namespace cudyn

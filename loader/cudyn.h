@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "version_tables/api_table.h"
@@ -81,7 +82,7 @@ std::optional<bool> ParseBool(const std::string& text);
 
 class Driver {
  public:
-  // Never returns null; check ok(). Never throws.
+  // Check ok(). Never throws; returns null only when the Driver object itself cannot be allocated.
   static std::unique_ptr<Driver> Open(const DriverOptions& options);
   ~Driver();
   Driver(const Driver&) = delete;
@@ -117,15 +118,15 @@ class Driver {
   BindVia via(int index) const { return static_cast<BindVia>(via_[index].load(std::memory_order_acquire)); }
   // The driver's exported name of the function that runs for `index` (dladdr of the bound
   // driver function; for a custom adapter, of the function the adapter calls). "" if unbound.
-  std::string driver_symbol(int index) const;
+  std::string driver_symbol(int index) const noexcept;
   // Text of the last failure: symbol, versions, path.
-  std::string last_error() const;
+  std::string last_error() const noexcept;
 
   // The instance id custom adapters use to reach this driver, or -1 if none was free.
   int adapter_instance() const { return adapter_instance_; }
   // Called by an adapter that cannot express its caller's arguments on this driver (it then
   // returns 801): sets the last error and logs once per entry.
-  void NoteAdapterCannotExpress(int index, const char* why);
+  void NoteAdapterCannotExpress(int index, const char* why) noexcept;
 
  private:
   friend Driver& DefaultDriver();
@@ -136,12 +137,18 @@ class Driver {
   void Discover(const DriverOptions& options);
   bool TryCandidate(const std::string& path, const std::string& source, bool noload);
   void ChooseStrategy();
-  void* ResolveSlow(int index, bool quiet);
+  void* ResolveSlow(int index, bool quiet);  // catches everything; see driver.cc
+  void* Bind(int index, bool quiet);
   std::string MissingText(int index) const;
+  std::string DriverSymbol(int index) const;
+  void NoteCannotExpress(int index, const char* why);
+  // cuGetProcAddress answered success with a NULL or non-code pointer: logs once per driver.
+  void NoteUnusableProcAddress(const char* base, const void* fn);
   void* BindNative(int index, BindVia* via);
   void* LookUp(int index, int version, bool per_thread, BindVia* via);
+  bool IsCode(const void* fn) const;  // in the driver's code, else in any loaded object's code
   void Publish(int index, void* fn, EntryStatus status, BindVia via);
-  void SetLastError(std::string text);
+  void SetLastError(std::string text) noexcept;
 
   // The default driver's slots are a global array (DefaultSlots) so a stub reaches its slot with
   // one RIP-relative load; other drivers own theirs.
@@ -151,6 +158,7 @@ class Driver {
   std::atomic<uint8_t> via_[kEntryCount];
   std::atomic<uint8_t> logged_[kEntryCount];           // bind outcome logged
   std::atomic<uint8_t> logged_unsupported_[kEntryCount];  // an adapter's 801 logged
+  std::atomic<bool> bad_proc_address_logged_{false};
 
   int error_ = kCudaErrorSharedObjectInitFailed;
   void* handle_ = nullptr;
@@ -168,6 +176,9 @@ class Driver {
 
   mutable std::mutex error_mutex_;
   std::string last_error_;
+  int last_missing_ = -1;  // BindAll's last missing entry: its text is built on demand
+  // Executable ranges of the driver object: pointers a lookup returns are checked here first.
+  std::vector<std::pair<uintptr_t, uintptr_t>> driver_code_;
 };
 
 // The process-wide driver, opened on first use from the environment. Never fails to return;
@@ -178,6 +189,11 @@ Driver& DefaultDriver();
 // for the drop-in stubs' hot path:  fn = slots[i].load(); if (!fn) fn = ResolveDefaultSlow(i);
 extern std::atomic<void*> g_default_slots[kEntryCount];
 void* ResolveDefaultSlow(int index);
+
+// True when this build can serve entry `index` through an adapter on a driver that lacks it: a
+// same-signature predecessor, or a custom adapter whose types the compiling CUDA headers declare
+// (built against 11.8 headers, e.g., cuMemAdvise_v2's CUmemLocation adapter is compiled out).
+bool AdapterCompiledIn(int index);
 
 // CUresult names and descriptions generated from cuda.h; usable with no driver. Return 1
 // (CUDA_ERROR_INVALID_VALUE) and leave *out untouched for unknown codes, like the driver.

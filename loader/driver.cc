@@ -1,8 +1,11 @@
 // Driver discovery, version, strategy and per-entry binding. See cudyn.h for the contract.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <new>
 
@@ -92,6 +95,136 @@ const OwnModule& Own() {
 bool IsOwnFunction(const void* fn) {
   uintptr_t p = reinterpret_cast<uintptr_t>(fn);
   return p >= Own().begin && p < Own().end;
+}
+
+// True when `fn` lies in an executable PT_LOAD segment of an object loaded in this process. A
+// driver's lookup can hand back anything; a pointer that fails this (NULL, a wild address, data)
+// is never bound: calling it would crash the host. An executable pointer to the wrong function
+// cannot be told apart from a right one (drivers return unexported internal entry points, and
+// profilers interpose their own), so that is trusted.
+struct CodeProbe {
+  uintptr_t address = 0;
+  bool executable = false;
+};
+
+int FindCode(struct dl_phdr_info* info, size_t, void* data) {
+  auto* probe = static_cast<CodeProbe*>(data);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    if (probe->address >= start && probe->address - start < ph.p_memsz) {
+      probe->executable = true;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// The executable PT_LOAD ranges of the object that contains `address` (the driver), so most
+// lookups are checked against a few ranges instead of a walk over every loaded object.
+struct ModuleCode {
+  uintptr_t address = 0;
+  std::vector<std::pair<uintptr_t, uintptr_t>>* ranges = nullptr;
+};
+
+int CollectModuleCode(struct dl_phdr_info* info, size_t, void* data) {
+  auto* module = static_cast<ModuleCode*>(data);
+  bool contains = false;
+  for (int i = 0; i < info->dlpi_phnum && !contains; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    contains = ph.p_type == PT_LOAD && module->address >= start &&
+               module->address - start < ph.p_memsz;
+  }
+  if (!contains) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    module->ranges->emplace_back(start, start + ph.p_memsz);
+  }
+  return 1;
+}
+
+bool IsLoadedCode(const void* fn) {
+  if (fn == nullptr) return false;
+  CodeProbe probe;
+  probe.address = reinterpret_cast<uintptr_t>(fn);
+  dl_iterate_phdr(FindCode, &probe);
+  return probe.executable;
+}
+
+#if defined(__x86_64__)
+constexpr int kHostMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr int kHostMachine = EM_AARCH64;
+#elif defined(__powerpc64__)
+constexpr int kHostMachine = EM_PPC64;
+#else
+constexpr int kHostMachine = -1;  // unknown host: the machine check is left to dlopen
+#endif
+
+std::string MachineName(int machine) {
+  switch (machine) {
+    case EM_386: return "i386";
+    case EM_X86_64: return "x86-64";
+    case EM_AARCH64: return "AArch64";
+    case EM_ARM: return "ARM";
+    case EM_PPC64: return "PowerPC64";
+    case EM_RISCV: return "RISC-V";
+    case EM_S390: return "s390";
+    default: return "e_machine " + std::to_string(machine);
+  }
+}
+
+// Checks an absolute candidate path before dlopen() sees it. Returns "" when dlopen may try it,
+// else why not. dlopen() itself blocks forever on a FIFO, dies of SIGBUS on a file whose loadable
+// segments are cut short (a truncated copy: glibc maps past the end of the file), and calls an
+// ELF for another architecture "No such file or directory"; those are caught here. Everything
+// else that dlopen rejects cleanly (empty, not ELF, 32-bit) is left to its own message.
+std::string CheckDriverFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return std::string("cannot open: ") + std::strerror(errno);
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (fstat(fd, &st) != 0) return std::string("cannot stat: ") + std::strerror(errno);
+  if (S_ISDIR(st.st_mode)) return "is a directory";
+  if (!S_ISREG(st.st_mode)) {
+    return "is not a regular file (a FIFO, socket or device; dlopen would block or fail)";
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  ElfW(Ehdr) eh;
+  if (pread(fd, &eh, sizeof(eh), 0) != static_cast<ssize_t>(sizeof(eh)) ||
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32)) {
+    return "";  // too short, not ELF or the other ELF class: dlopen says so precisely
+  }
+  if (kHostMachine >= 0 && eh.e_machine != kHostMachine) {
+    return "is an ELF for another architecture (" + MachineName(eh.e_machine) +
+           "); this process is " + MachineName(kHostMachine);
+  }
+  if (eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum == 0 || eh.e_phoff > size ||
+      (size - eh.e_phoff) / sizeof(ElfW(Phdr)) < eh.e_phnum) {
+    return "is truncated or corrupt: its program headers lie beyond the end of the file (" +
+           std::to_string(size) + " bytes)";
+  }
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    ElfW(Phdr) ph;
+    if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != static_cast<ssize_t>(sizeof(ph))) {
+      return std::string("cannot read its program headers: ") + std::strerror(errno);
+    }
+    if (ph.p_type != PT_LOAD && ph.p_type != PT_DYNAMIC) continue;
+    if (ph.p_offset > size || size - ph.p_offset < ph.p_filesz) {
+      return "is truncated: a loadable segment ends at byte " +
+             std::to_string(static_cast<uint64_t>(ph.p_offset) + ph.p_filesz) +
+             " but the file has " + std::to_string(size) +
+             " bytes (an incomplete copy or download?)";
+    }
+  }
+  return "";
 }
 
 // Builds "cuMemAdvise" from an entry into a NUL-terminated buffer without allocating.
@@ -208,11 +341,18 @@ std::unique_ptr<Driver> Driver::OpenInto(const DriverOptions& options,
                                          std::atomic<void*>* slots) {
   std::unique_ptr<Driver> driver(new (std::nothrow) Driver(slots));
   if (driver == nullptr || driver->slots_ == nullptr) return nullptr;  // out of memory
+  // Nothing may escape into the host (out of memory while building texts, mostly).
   try {
     driver->Discover(options);
   } catch (const std::exception& e) {
     driver->error_ = kCudaErrorSharedObjectInitFailed;
-    driver->SetLastError(std::string("cudyn: driver discovery failed: ") + e.what());
+    try {
+      driver->SetLastError(std::string("cudyn: driver discovery failed: ") + e.what());
+    } catch (...) {
+    }
+  } catch (...) {
+    driver->error_ = kCudaErrorSharedObjectInitFailed;
+    driver->SetLastError("cudyn: driver discovery failed");
   }
   return driver;
 }
@@ -312,6 +452,10 @@ void Driver::Discover(const DriverOptions& options) {
   effective_version_ = cuda_version_;
   if (clamp && *clamp < cuda_version_) effective_version_ = *clamp;
   ChooseStrategy();
+  ModuleCode module;
+  module.address = reinterpret_cast<uintptr_t>(dlsym(handle_, "cuDriverGetVersion"));
+  module.ranges = &driver_code_;
+  if (module.address != 0) dl_iterate_phdr(CollectModuleCode, &module);
   adapter_instance_ = internal::AcquireAdapterInstance(this);
   if (adapter_instance_ < 0) {
     warnings_.push_back("more than 16 drivers open at once: custom adapters are unavailable for "
@@ -325,15 +469,9 @@ void Driver::Discover(const DriverOptions& options) {
 
 bool Driver::TryCandidate(const std::string& path, const std::string& source, bool noload) {
   DriverCandidate c{path, source, false, 0, ""};
-  if (!noload && path[0] == '/') {
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0) {
-      c.reason = std::string("cannot open: ") + std::strerror(errno);
-      candidates_.push_back(c);
-      return false;
-    }
-    if (S_ISDIR(st.st_mode)) {
-      c.reason = "is a directory";
+  if (!noload && !path.empty() && path[0] == '/') {
+    c.reason = CheckDriverFile(path);
+    if (!c.reason.empty()) {
       candidates_.push_back(c);
       return false;
     }
@@ -410,24 +548,40 @@ void* Driver::LookUp(int index, int version, bool per_thread, BindVia* via) {
       int symbol_status = -1;
       int rc = reinterpret_cast<GetProcAddressV2Fn>(get_proc_address_v2_)(base, &fn, version, flags,
                                                                           &symbol_status);
-      if (rc == kCudaSuccess && symbol_status == 0 && fn != nullptr && !IsOwnFunction(fn)) {
-        *via = BindVia::kGetProcAddressV2;
-        return fn;
+      if (rc == kCudaSuccess && symbol_status == 0) {
+        if (!IsCode(fn)) {
+          NoteUnusableProcAddress(base, fn);
+        } else if (!IsOwnFunction(fn)) {
+          *via = BindVia::kGetProcAddressV2;
+          return fn;
+        }
       }
     } else {
       int rc = reinterpret_cast<GetProcAddressFn>(get_proc_address_)(base, &fn, version, flags);
-      if (rc == kCudaSuccess && fn != nullptr && !IsOwnFunction(fn)) {
-        *via = BindVia::kGetProcAddress;
-        return fn;
+      if (rc == kCudaSuccess) {
+        if (!IsCode(fn)) {
+          NoteUnusableProcAddress(base, fn);
+        } else if (!IsOwnFunction(fn)) {
+          *via = BindVia::kGetProcAddress;
+          return fn;
+        }
       }
     }
   }
-  // Before 11.3, for symbols cuGetProcAddress never returns, and when it declines: the exact
-  // exported name.
+  // Before 11.3, for symbols cuGetProcAddress never returns, and when it declines (or answers
+  // with an unusable pointer): the exact exported name.
   void* fn = dlsym(handle_, EntrySymbol(index).data());
-  if (fn == nullptr || IsOwnFunction(fn)) return nullptr;
+  if (!IsCode(fn) || IsOwnFunction(fn)) return nullptr;
   *via = BindVia::kDlsym;
   return fn;
+}
+
+bool Driver::IsCode(const void* fn) const {
+  uintptr_t p = reinterpret_cast<uintptr_t>(fn);
+  for (const auto& range : driver_code_) {
+    if (p >= range.first && p < range.second) return true;
+  }
+  return IsLoadedCode(fn);  // another object (an interposer's wrapper), or not code at all
 }
 
 void* Driver::BindNative(int index, BindVia* via) {
@@ -448,7 +602,25 @@ void Driver::Publish(int index, void* fn, EntryStatus status, BindVia via) {
   if (fn != nullptr) slots_[index].store(fn, std::memory_order_release);
 }
 
+void Driver::NoteUnusableProcAddress(const char* base, const void* fn) {
+  if (bad_proc_address_logged_.exchange(true)) return;
+  internal::Log().warn("cudyn: {} of {} reported success for {} but returned {} pointer; using "
+                       "dlsym of the exact symbol instead (further cases are not logged)",
+                       StrategyName(strategy_), path_, base,
+                       fn == nullptr ? "a NULL" : "a non-code (unmapped or non-executable)");
+}
+
 void* Driver::ResolveSlow(int index, bool quiet) {
+  // The boundary of every lazy bind (trampolines, adapters, the C API): nothing escapes. Out of
+  // memory while building a text leaves the entry unbound, so a later call tries again.
+  try {
+    return Bind(index, quiet);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void* Driver::Bind(int index, bool quiet) {
   if (index < 0 || index >= kEntryCount) return nullptr;
   if (status(index) == EntryStatus::kMissing) {
     // Bound quietly by BindAll(); the first real call still gets its one warning.
@@ -490,9 +662,16 @@ void* Driver::ResolveSlow(int index, bool quiet) {
     return fn;
   }
   Publish(index, nullptr, EntryStatus::kMissing, BindVia::kNone);
+  if (quiet) {
+    // BindAll(): the text is built only if someone asks for it (last_error()); building ~100
+    // of them was a third of BindAll's time.
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    last_missing_ = index;
+    return nullptr;
+  }
   std::string text = MissingText(index);
   SetLastError(text);
-  if (!quiet && logged_[index].exchange(1) == 0) internal::Log().warn("{}", text);
+  if (logged_[index].exchange(1) == 0) internal::Log().warn("{}", text);
   return nullptr;
 }
 
@@ -506,8 +685,15 @@ std::string Driver::MissingText(int index) const {
                           : " and has no adapter");
 }
 
-void Driver::NoteAdapterCannotExpress(int index, const char* why) {
+void Driver::NoteAdapterCannotExpress(int index, const char* why) noexcept {
   if (index < 0 || index >= kEntryCount) return;
+  try {
+    NoteCannotExpress(index, why);
+  } catch (...) {
+  }
+}
+
+void Driver::NoteCannotExpress(int index, const char* why) {
   std::string text = "cudyn: " + std::string(EntrySymbol(index)) + " is adapted to " +
                      std::string(EntrySymbol(kEntries[index].fallback)) + " on " + path_ +
                      " (CUDA " + std::to_string(effective_version_) + "), which cannot express " +
@@ -525,11 +711,19 @@ int Driver::BindAll() {
   return missing;
 }
 
-std::string Driver::driver_symbol(int index) const {
+std::string Driver::driver_symbol(int index) const noexcept {
+  try {
+    return DriverSymbol(index);
+  } catch (...) {
+    return std::string();
+  }
+}
+
+std::string Driver::DriverSymbol(int index) const {
   if (index < 0 || index >= kEntryCount) return "";
   EntryStatus s = status(index);
   if (s == EntryStatus::kAdapter && kEntries[index].adapter == AdapterKind::kCustom) {
-    return driver_symbol(kEntries[index].fallback);
+    return DriverSymbol(kEntries[index].fallback);
   }
   void* fn = slots_[index].load(std::memory_order_acquire);
   if (fn == nullptr) return "";
@@ -538,14 +732,22 @@ std::string Driver::driver_symbol(int index) const {
   return info.dli_sname;
 }
 
-void Driver::SetLastError(std::string text) {
-  std::lock_guard<std::mutex> lock(error_mutex_);
-  last_error_ = std::move(text);
+void Driver::SetLastError(std::string text) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    last_error_ = std::move(text);
+    last_missing_ = -1;
+  } catch (...) {
+  }
 }
 
-std::string Driver::last_error() const {
-  std::lock_guard<std::mutex> lock(error_mutex_);
-  return last_error_;
+std::string Driver::last_error() const noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    return last_missing_ >= 0 ? MissingText(last_missing_) : last_error_;
+  } catch (...) {
+    return std::string();
+  }
 }
 
 Driver& DefaultDriver() {

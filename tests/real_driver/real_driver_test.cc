@@ -16,6 +16,10 @@
 #error "build with -DCUDYN_TEST_DRIVER_MAJOR=<418|450|460|470|535>"
 #endif
 
+// Under --config=asan: the real drivers' cuInit allocates state it never frees (their leak, not
+// cudyn's: every frame of those reports is inside libcuda). Used by LeakSanitizer only.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libcuda.so\n"; }
+
 namespace cudyn {
 namespace {
 
@@ -52,6 +56,10 @@ class RealDriver : public ::testing::Test {
                 nullptr)
           << dlerror();
     }
+    // Keep the driver mapped for the whole process (the Driver objects below open and close it
+    // many times), so sanitizer reports can name it: see __lsan_default_suppressions.
+    ASSERT_NE(dlopen(DriverPath().c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE), nullptr)
+        << dlerror();
   }
   std::unique_ptr<Driver> Open(std::optional<int> clamp = std::nullopt, bool per_thread = false) {
     DriverOptions options;
@@ -61,6 +69,19 @@ class RealDriver : public ::testing::Test {
     return Driver::Open(options);
   }
 };
+
+// `index` is served by an adapter calling `driver_symbol` -- when this build has that adapter.
+// Built against older headers (11.8), adapters whose types those headers lack are compiled out
+// and the entry is missing instead.
+void ExpectAdaptedTo(const Driver& driver, int index, const char* driver_symbol) {
+  if (AdapterCompiledIn(index)) {
+    EXPECT_EQ(driver.status(index), EntryStatus::kAdapter) << EntrySymbol(index);
+    EXPECT_EQ(driver.driver_symbol(index), driver_symbol) << EntrySymbol(index);
+  } else {
+    EXPECT_EQ(driver.status(index), EntryStatus::kMissing) << EntrySymbol(index);
+    EXPECT_EQ(driver.driver_symbol(index), "") << EntrySymbol(index);
+  }
+}
 
 TEST_F(RealDriver, VersionAndStrategy) {
   ASSERT_FALSE(DriverPath().empty()) << "driver " << kMajor << " missing: run third_party/fetch_deps.sh";
@@ -116,20 +137,18 @@ TEST_F(RealDriver, CtxCreateVariants) {
   ASSERT_TRUE(driver->ok());
   driver->BindAll();
   EXPECT_EQ(driver->driver_symbol(kEntry_cuCtxCreate_v2), "cuCtxCreate_v2");
-  EXPECT_EQ(driver->status(kEntry_cuCtxCreate_v4), EntryStatus::kAdapter);
   if (Info().cuda_version >= 11040) {
     EXPECT_EQ(driver->status(kEntry_cuCtxCreate_v3), EntryStatus::kNative);
-    EXPECT_EQ(driver->driver_symbol(kEntry_cuCtxCreate_v4), "cuCtxCreate_v3");
+    ExpectAdaptedTo(*driver, kEntry_cuCtxCreate_v4, "cuCtxCreate_v3");
   } else {
-    EXPECT_EQ(driver->status(kEntry_cuCtxCreate_v3), EntryStatus::kAdapter);
-    EXPECT_EQ(driver->driver_symbol(kEntry_cuCtxCreate_v4), "cuCtxCreate_v2");
+    ExpectAdaptedTo(*driver, kEntry_cuCtxCreate_v3, "cuCtxCreate_v2");
+    ExpectAdaptedTo(*driver, kEntry_cuCtxCreate_v4, "cuCtxCreate_v2");
   }
   // cuMemAdvise_v2 is native from 12.2 on, adapted to cuMemAdvise before.
   if (Info().cuda_version >= 12020) {
     EXPECT_EQ(driver->status(kEntry_cuMemAdvise_v2), EntryStatus::kNative);
   } else {
-    EXPECT_EQ(driver->status(kEntry_cuMemAdvise_v2), EntryStatus::kAdapter);
-    EXPECT_EQ(driver->driver_symbol(kEntry_cuMemAdvise_v2), "cuMemAdvise");
+    ExpectAdaptedTo(*driver, kEntry_cuMemAdvise_v2, "cuMemAdvise");
   }
 }
 
@@ -156,8 +175,7 @@ TEST_F(RealDriver, ClampsBehaveAsOlderDrivers) {
         EXPECT_EQ(driver->driver_symbol(i), EntrySymbol(i)) << EntrySymbol(i) << " @" << clamp;
       }
     }
-    EXPECT_EQ(driver->status(kEntry_cuMemAdvise_v2), EntryStatus::kAdapter);
-    EXPECT_EQ(driver->driver_symbol(kEntry_cuMemAdvise_v2), "cuMemAdvise");
+    ExpectAdaptedTo(*driver, kEntry_cuMemAdvise_v2, "cuMemAdvise");
   }
 }
 
