@@ -1,0 +1,87 @@
+// libFuzzer target: cudyn's environment and version parsing. The input is up to five lines:
+//   CUDYN_MAX_CUDA_VERSION, CUDYN_PER_THREAD_DEFAULT_STREAM, CUDYN_LOG, CUDYN_DRIVER_PATH, and a
+//   last line that, when it starts with "opt", makes the clamp an explicit option instead.
+// ParseCudaVersion / ParseBool get the raw lines (invariants checked), then the whole environment
+// path runs: Driver::Open(use_environment) with the fuzzed variables set. CUDYN_DRIVER_PATH is
+// always made harmless: either kept relative (rejected without any file access) or put under a
+// directory that does not exist, with ".." removed, so no library is ever loaded.
+//
+// Build and run: tests/fuzz/run_fuzzer.sh env [seconds]. Under Bazel: :env_fuzzer_smoke.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loader/cudyn.h"
+
+namespace {
+
+std::vector<std::string> Lines(const uint8_t* data, size_t size) {
+  std::vector<std::string> lines(5);
+  size_t field = 0;
+  for (size_t i = 0; i < size && field < lines.size(); ++i) {
+    if (data[i] == '\n') {
+      ++field;
+    } else if (data[i] != '\0') {  // environment values cannot hold NUL
+      lines[field] += static_cast<char>(data[i]);
+    }
+  }
+  return lines;
+}
+
+void SetOrUnset(const char* name, const std::string& value) {
+  if (value.empty()) {
+    unsetenv(name);
+  } else {
+    setenv(name, value.c_str(), 1);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::vector<std::string> f = Lines(data, size);
+
+  std::optional<int> version = cudyn::ParseCudaVersion(f[0]);
+  if (version && (*version < 1000 || *version > 99999)) __builtin_trap();
+  if (version && f[0].find_first_not_of("0123456789.") != std::string::npos) __builtin_trap();
+  if (cudyn::ParseCudaVersion(f[0]) != version) __builtin_trap();  // deterministic
+  std::optional<bool> flag = cudyn::ParseBool(f[1]);
+  if (flag && f[1].size() > 5) __builtin_trap();
+
+  // CUDYN_DRIVER_PATH: relative (rejected before any file access) or under a missing directory.
+  std::string path = f[3];
+  for (size_t dots; (dots = path.find("..")) != std::string::npos;) path.erase(dots, 2);
+  if (!path.empty() && path[0] == '/') path = "/nonexistent-cudyn-fuzz" + path;
+
+  SetOrUnset("CUDYN_MAX_CUDA_VERSION", f[0]);
+  SetOrUnset("CUDYN_PER_THREAD_DEFAULT_STREAM", f[1]);
+  SetOrUnset("CUDYN_LOG", f[2]);
+  SetOrUnset("CUDYN_DRIVER_PATH", path);
+  cudyn::DriverOptions options;
+  options.use_environment = true;
+  if (f[4].rfind("opt", 0) == 0) options.max_cuda_version = version.value_or(12000);
+  // Without CUDYN_DRIVER_PATH the loader would search the system: give it an empty search list.
+  if (path.empty()) options.search_paths = std::vector<std::string>{};
+  std::unique_ptr<cudyn::Driver> driver = cudyn::Driver::Open(options);
+  if (driver == nullptr) __builtin_trap();
+  if (driver->ok() || driver->error() != cudyn::kCudaErrorSharedObjectInitFailed) __builtin_trap();
+  if (driver->Resolve(cudyn::kEntry_cuInit) != nullptr) __builtin_trap();
+  if (driver->last_error().empty()) __builtin_trap();
+  if (!path.empty()) {
+    if (driver->candidates().size() != 1 || driver->candidates()[0].path != path) __builtin_trap();
+  }
+  // A rejected value is reported, an accepted one is not.
+  bool clamp_warning = false, stream_warning = false;
+  for (const std::string& w : driver->warnings()) {
+    clamp_warning |= w.rfind("CUDYN_MAX_CUDA_VERSION=", 0) == 0;
+    stream_warning |= w.rfind("CUDYN_PER_THREAD_DEFAULT_STREAM=", 0) == 0;
+  }
+  bool clamp_from_env = f[4].rfind("opt", 0) != 0 && !f[0].empty();
+  if (clamp_warning != (clamp_from_env && !version)) __builtin_trap();
+  if (stream_warning != (!f[1].empty() && !flag)) __builtin_trap();
+  return 0;
+}

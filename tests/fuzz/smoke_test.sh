@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs a fuzz target's smoke binary (fuzz_smoke_main.cc) over its seeds.
+#   smoke_test.sh SMOKE_BINARY DRIVER|- SEED...
+# DRIVER: the fake driver CUDYN_DRIVER_PATH names for the run ("-": none). The loader's log
+# output (the env target logs every rejected value) goes to a file, shown on failure.
+set -euo pipefail
+smoke="$1"
+driver="$2"
+shift 2
+log="${TEST_TMPDIR:-/tmp}/smoke.stderr"
+env_args=(CUDYN_LOG=off)
+if [[ "$driver" != - ]]; then
+  env_args+=(CUDYN_DRIVER_PATH="$(readlink -f "$driver")")
+fi
+if ! env "${env_args[@]}" "$smoke" "$@" 2>"$log"; then
+  echo "FAIL: $smoke exited with $?; last stderr lines:" >&2
+  tail -n 40 "$log" >&2
+  exit 1
+fi
+echo "PASS: $# seeds, each with 2000 mutations"

@@ -1,0 +1,24 @@
+// Run by setuid_test.sh, once plainly and once installed setuid (owner nobody) and started by
+// root, so that the kernel sets AT_SECURE. Opens the process-wide driver exactly as the drop-in
+// stubs do (DefaultDriver: environment honoured) and prints what it saw as key=value lines.
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "loader/cudyn.h"
+
+int main() {
+  std::printf("at_secure=%lu\n", getauxval(AT_SECURE));
+  std::printf("ruid=%d\neuid=%d\n", static_cast<int>(getuid()), static_cast<int>(geteuid()));
+  cudyn::Driver& driver = cudyn::DefaultDriver();
+  std::printf("error=%d\n", driver.error());
+  std::printf("path=%s\n", driver.path().c_str());
+  std::printf("found_by=%s\n", driver.found_by().c_str());
+  for (const cudyn::DriverCandidate& c : driver.candidates()) {
+    std::printf("candidate=%s|%s|%s\n", c.source.c_str(), c.path.c_str(), c.reason.c_str());
+  }
+  for (const std::string& w : driver.warnings()) std::printf("warning=%s\n", w.c_str());
+  return 0;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# CUDYN_DRIVER_PATH is ignored under AT_SECURE. Runs a real setuid helper: a copy of
+# :setuid_helper owned by nobody (uid 65534) with the set-user-ID bit, started by root, runs with
+# ruid 0 / euid 65534, so the kernel sets AT_SECURE. The same copy without the bit shows that the
+# override is honoured otherwise (so this test can fail). Also: CUDYN_LOG never names a file
+# (cudyn logs to stderr only; a path given as CUDYN_LOG is rejected as a level and no file
+# appears), setuid or not.
+#
+#   setuid_test.sh HELPER FAKE_DRIVER
+# Needs root (to chown and to start the helper) and a temporary directory on a filesystem
+# mounted without nosuid; both are checked and reported as failures, never skipped.
+set -euo pipefail
+helper_src="$1"
+fake="$(readlink -f "$2")"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+[[ "$(id -u)" == 0 ]] || fail "this test must run as root (it chowns a helper and runs it setuid)"
+tmp="$(mktemp -d "${TEST_TMPDIR:-/tmp}/setuid.XXXXXX")"
+chmod 0755 "$tmp"
+helper="$tmp/helper"
+cp "$helper_src" "$helper"
+chmod 0755 "$helper"
+log="$tmp/cudyn.log"
+
+run() {  # run OUTPUT_FILE: the helper with the overrides an attacker would set
+  env CUDYN_DRIVER_PATH="$fake" CUDYN_LOG="$log" "$helper" >"$1" 2>"$1.err" ||
+    fail "helper exited with $? ($(cat "$1.err"))"
+}
+field() { grep -m1 "^$1=" "$2" | cut -d= -f2- || true; }
+
+# 1. Plain: the override is honoured.
+run "$tmp/plain.out"
+cat "$tmp/plain.out"
+[[ "$(field at_secure "$tmp/plain.out")" == 0 ]] || fail "AT_SECURE set without setuid?"
+[[ "$(field error "$tmp/plain.out")" == 0 ]] || fail "plain run: the fake driver did not open"
+[[ "$(field path "$tmp/plain.out")" == "$fake" ]] || fail "plain run: CUDYN_DRIVER_PATH not honoured"
+[[ "$(field found_by "$tmp/plain.out")" == CUDYN_DRIVER_PATH ]] || fail "plain run: found_by"
+[[ ! -e "$log" ]] || fail "CUDYN_LOG=$log created a file"
+grep -q "CUDYN_LOG='$log' is not one of" "$tmp/plain.out.err" || fail "CUDYN_LOG path not rejected"
+
+# 2. Setuid nobody, started by root: AT_SECURE, the override is ignored and says so.
+chown 65534 "$helper"
+chmod 4755 "$helper"
+run "$tmp/setuid.out"
+cat "$tmp/setuid.out"
+if [[ "$(field euid "$tmp/setuid.out")" != 65534 ]]; then
+  fail "the set-user-ID bit had no effect (is $tmp on a nosuid filesystem? run with tags no-sandbox): $(findmnt -T "$tmp" -no TARGET,OPTIONS 2>/dev/null)"
+fi
+[[ "$(field ruid "$tmp/setuid.out")" == 0 ]] || fail "setuid run: ruid"
+[[ "$(field at_secure "$tmp/setuid.out")" == 1 ]] || fail "setuid run: AT_SECURE not set"
+[[ "$(field path "$tmp/setuid.out")" != "$fake" ]] || fail "setuid run: CUDYN_DRIVER_PATH was honoured"
+[[ "$(field found_by "$tmp/setuid.out")" != CUDYN_DRIVER_PATH ]] || fail "setuid run: found_by"
+grep -qxF "candidate=CUDYN_DRIVER_PATH|$fake|ignored: the process runs with AT_SECURE (setuid/setgid)" \
+  "$tmp/setuid.out" || fail "setuid run: the ignored override is not recorded as a candidate"
+grep -qxF "warning=CUDYN_DRIVER_PATH ignored in a setuid/setgid process" "$tmp/setuid.out" ||
+  fail "setuid run: no warning"
+# No candidate after the ignored one is the fake (the search went on as if it were unset).
+grep "^candidate=" "$tmp/setuid.out" | tail -n +2 | grep -qF "|$fake|" &&
+  fail "setuid run: the fake was tried anyway"
+[[ ! -e "$log" ]] || fail "CUDYN_LOG=$log created a file under setuid"
+echo "PASS: CUDYN_DRIVER_PATH honoured normally, ignored under AT_SECURE; CUDYN_LOG writes no file"
