@@ -1,0 +1,28 @@
+// Prints the dispatch footprint (see footprint.h) as JSON for bench/ratios.py, and as a table on
+// stderr. Exit status 1 when the total exceeds the 64 KiB budget or a table was not found.
+#include <cstdio>
+
+#include "bench/footprint.h"
+#include "loader/cudyn.h"
+
+int main() {
+  std::vector<cudyn_bench::FootprintItem> items = cudyn_bench::DispatchFootprint();
+  size_t total = cudyn_bench::TotalBytes(items);
+  bool all_found = true;
+  std::printf("{\n  \"entries\": %d,\n  \"items\": [\n", cudyn::kEntryCount);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const auto& item = items[i];
+    all_found = all_found && item.found;
+    std::printf("    {\"name\": \"%s\", \"what\": \"%s\", \"bytes\": %zu, \"per_driver\": %s, "
+                "\"found\": %s}%s\n",
+                item.name.c_str(), item.what.c_str(), item.bytes, item.per_driver ? "true" : "false",
+                item.found ? "true" : "false", i + 1 < items.size() ? "," : "");
+    std::fprintf(stderr, "%-16s %7zu B  %s%s\n", item.name.c_str(), item.bytes, item.what.c_str(),
+                 item.found ? "" : "  (NOT FOUND)");
+  }
+  std::printf("  ],\n  \"total_bytes\": %zu,\n  \"budget_bytes\": %zu\n}\n", total,
+              cudyn_bench::kFootprintBudgetBytes);
+  std::fprintf(stderr, "%-16s %7zu B  (budget %zu B)\n", "total", total,
+               cudyn_bench::kFootprintBudgetBytes);
+  return all_found && total <= cudyn_bench::kFootprintBudgetBytes ? 0 : 1;
+}
