@@ -14,9 +14,9 @@
 namespace cudyn {
 namespace testing {
 
-// //tests/fake_driver:cuda_<V>/libcuda.so.1 exists for each of these.
-inline constexpr int kFakeCudaVersions[] = {10000, 10010, 10020, 11000, 11020, 11040,
-                                            11080, 12000, 12020, 12040, 12080, 13000};
+// //tests/fake_driver:cuda_<V>/libcuda.so.1 exists for each of these (the list lives in
+// tests/fake_driver/versions.bzl; the BUILD file passes it in).
+inline constexpr int kFakeCudaVersions[] = {CUDYN_FAKE_CUDA_VERSIONS};
 
 // Absolute, symlink-resolved path of the fake for `version` (the test's working directory is
 // the runfiles root of workspace "cudyn"), or "" when it is not in runfiles.

@@ -14,7 +14,7 @@ Export set of the fake for V:
 The real drivers and their CUDA versions are read from the table's (first_driver,
 first_driver_cuda) columns.
 
-Usage: gen_fake_driver.py --table TSV --prototypes INC --out_dir DIR [--version V ...]
+Usage: gen_fake_driver.py --table TSV --prototypes INC --out_dir DIR --version V [--version V ...]
 """
 
 import argparse
@@ -22,8 +22,6 @@ import csv
 import os
 import re
 import sys
-
-VERSIONS = [10000, 10010, 10020, 11000, 11020, 11040, 11080, 12000, 12020, 12040, 12080, 13000]
 
 # Functions with behaviour; every other exported function only records the call.
 SPECIAL_BODIES = {
@@ -130,10 +128,12 @@ def main():
     parser.add_argument("--table", required=True)
     parser.add_argument("--prototypes", required=True)
     parser.add_argument("--out_dir", required=True)
-    parser.add_argument("--version", type=int, action="append")
+    parser.add_argument("--version", type=int, action="append", required=True,
+                        help="a CUDA version to write a fake for (repeat; the list lives in "
+                        "tests/fake_driver/versions.bzl)")
     opts = parser.parse_args()
     rows, protos = read_table(opts.table), read_prototypes(opts.prototypes)
-    for version in opts.version or VERSIONS:
+    for version in opts.version:
         path = os.path.join(opts.out_dir, "fake_cuda_%d.cc" % version)
         with open(path, "w") as f:
             f.write(source(rows, protos, version))
