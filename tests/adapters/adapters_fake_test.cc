@@ -14,11 +14,10 @@
 //
 // The fake records pointer arguments as addresses and never writes out-parameters. Where an
 // adapter passes the driver a pointer to one of its own locals (the v1 kernel-node parameters,
-// the dropped failIdx), the call runs on a thread whose stack this test owns and that stays
-// parked after the call, so the adapter's finished frame can still be read (FrozenCall).
+// the dropped failIdx), the fake copies the pointee at call time (cudynFakeSetCapture), while the
+// adapter's frame still exists.
 #include <cuda.h>
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -101,61 +100,6 @@ enum class Route { kNative, kAdapter, kMissing };
 const char* RouteName(Route r) {
   return r == Route::kNative ? "native" : r == Route::kAdapter ? "adapter" : "missing";
 }
-
-// Runs `fn` on a thread whose stack this object owns. After `fn` returns the thread spins
-// (no calls, so nothing below its frame is written) until the object is destroyed: pointers to
-// an adapter's locals that the fake recorded stay readable in between.
-class FrozenCall {
- public:
-  explicit FrozenCall(std::function<CUresult()> fn) : fn_(std::move(fn)) {
-    if (posix_memalign(&stack_, 65536, kStackSize) != 0) stack_ = nullptr;
-    if (stack_ == nullptr) return;
-    std::memset(stack_, 0, kStackSize);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstack(&attr, stack_, kStackSize);
-    started_ = pthread_create(&thread_, &attr, &FrozenCall::Main, this) == 0;
-    pthread_attr_destroy(&attr);
-    if (!started_) return;
-    while (!done_.load(std::memory_order_acquire)) sched_yield();
-  }
-  ~FrozenCall() {
-    release_.store(true, std::memory_order_release);
-    if (started_) pthread_join(thread_, nullptr);
-    free(stack_);
-  }
-  bool ran() const { return started_; }
-  CUresult result() const { return rc_; }
-  // True when [address, address + size) lies in the owned stack (an adapter local).
-  bool OnStack(unsigned long long address, size_t size) const {
-    auto base = reinterpret_cast<uintptr_t>(stack_);
-    return stack_ != nullptr && address >= base && address + size <= base + kStackSize;
-  }
-  template <class T>
-  T Read(unsigned long long address) const {
-    T value;
-    std::memcpy(&value, reinterpret_cast<const void*>(static_cast<uintptr_t>(address)), sizeof(T));
-    return value;
-  }
-
- private:
-  static constexpr size_t kStackSize = 1 << 20;
-  static void* Main(void* arg) {
-    auto* self = static_cast<FrozenCall*>(arg);
-    self->rc_ = self->fn_();
-    self->done_.store(true, std::memory_order_release);
-    while (!self->release_.load(std::memory_order_acquire)) {
-    }
-    return nullptr;
-  }
-  std::function<CUresult()> fn_;
-  void* stack_ = nullptr;
-  pthread_t thread_{};
-  bool started_ = false;
-  CUresult rc_ = CUDA_ERROR_UNKNOWN;
-  std::atomic<bool> done_{false};
-  std::atomic<bool> release_{false};
-};
 
 class Adapters : public ::testing::Test {
  protected:
@@ -864,11 +808,14 @@ CUDA_KERNEL_NODE_PARAMS KernelParams() {
   return p;
 }
 
-// The v1 parameters the adapter handed the driver (a local of the adapter's frame).
-void ExpectV1Params(const FrozenCall& frozen, unsigned long long address) {
-  ASSERT_TRUE(frozen.OnStack(address, sizeof(CUDA_KERNEL_NODE_PARAMS_v1)))
-      << "v1 params should be the adapter's own copy";
-  auto v1 = frozen.Read<CUDA_KERNEL_NODE_PARAMS_v1>(address);
+// The v1 parameters the adapter handed the driver: its own copy (not the caller's v2 struct),
+// read from the bytes the fake captured during the call (cudynFakeSetCapture).
+void ExpectV1Params(const CudynFakeCall* rec, int param_arg, const CUDA_KERNEL_NODE_PARAMS* caller) {
+  ASSERT_EQ(rec->captured_size, static_cast<int>(sizeof(CUDA_KERNEL_NODE_PARAMS_v1)))
+      << "the fake should have captured the v1 params";
+  EXPECT_NE(rec->args[rec->arg_word[param_arg]], W(caller)) << "v1 params should be a copy";
+  CUDA_KERNEL_NODE_PARAMS_v1 v1;
+  std::memcpy(&v1, rec->captured, sizeof(v1));
   CUDA_KERNEL_NODE_PARAMS want = KernelParams();
   EXPECT_EQ(v1.func, want.func);
   EXPECT_EQ(v1.gridDimX, 1u);
@@ -889,11 +836,13 @@ void Adapters::KernelParamsAdapter(
   std::string v1 = FallbackOf(symbol);
   CUDA_KERNEL_NODE_PARAMS params = KernelParams();
   fake_.reset();
+  if (route == Route::kAdapter) {
+    ASSERT_EQ(fake_.set_capture(v1.c_str(), param_arg, sizeof(CUDA_KERNEL_NODE_PARAMS_v1)), 0);
+  }
   {
-    FrozenCall frozen([&] { return call(&params); });
-    ASSERT_TRUE(frozen.ran());
-    if (route == Route::kMissing) return ExpectMissing(frozen.result(), symbol);
-    ASSERT_EQ(frozen.result(), CUDA_SUCCESS);
+    CUresult rc = call(&params);
+    if (route == Route::kMissing) return ExpectMissing(rc, symbol);
+    ASSERT_EQ(rc, CUDA_SUCCESS);
     std::vector<const CudynFakeCall*> c = Calls();
     ASSERT_EQ(c.size(), 1u);
     const CudynFakeCall* rec = c[0];
@@ -903,7 +852,7 @@ void Adapters::KernelParamsAdapter(
       want.insert(want.begin() + param_arg, W(&params));
     } else {
       EXPECT_STREQ(rec->symbol, v1.c_str());
-      ExpectV1Params(frozen, rec->args[rec->arg_word[param_arg]]);
+      ExpectV1Params(rec, param_arg, &params);
       want.insert(want.begin() + param_arg, rec->args[rec->arg_word[param_arg]]);
     }
     ASSERT_EQ(rec->num_args, static_cast<int>(want.size()));
@@ -1132,14 +1081,12 @@ TEST_F(Adapters, MemcpyBatchAsyncV2) {
     size_t attr_idxs[1] = {0};
     for (CUstream stream : kStreams) {
       fake_.reset();
-      FrozenCall frozen(
-          [&] { return variant.second(dsts, srcs, sizes, 3, attrs, attr_idxs, 1, stream); });
-      ASSERT_TRUE(frozen.ran());
+      CUresult rc = variant.second(dsts, srcs, sizes, 3, attrs, attr_idxs, 1, stream);
       if (route == Route::kMissing) {
-        ExpectMissing(frozen.result(), symbol);
+        ExpectMissing(rc, symbol);
         continue;
       }
-      ASSERT_EQ(frozen.result(), CUDA_SUCCESS);
+      ASSERT_EQ(rc, CUDA_SUCCESS);
       if (route == Route::kNative) {
         ExpectCall(symbol, {W(dsts), W(srcs), W(sizes), 3, W(attrs), W(attr_idxs), 1, W(stream)});
         continue;
@@ -1149,7 +1096,8 @@ TEST_F(Adapters, MemcpyBatchAsyncV2) {
       ASSERT_EQ(call->num_args, 9);
       const unsigned long long want[] = {W(dsts), W(srcs), W(sizes), 3, W(attrs), W(attr_idxs), 1};
       for (int i = 0; i < 7; ++i) EXPECT_EQ(Arg(call, i), want[i]) << "argument " << i;
-      EXPECT_TRUE(frozen.OnStack(Arg(call, 7), sizeof(size_t))) << "failIdx: the adapter's local";
+      // v2 dropped failIdx: the adapter passes a local of its own, never NULL.
+      EXPECT_NE(Arg(call, 7), 0u) << "failIdx";
       EXPECT_EQ(Arg(call, 8), W(stream));
     }
   }
@@ -1165,13 +1113,12 @@ TEST_F(Adapters, Memcpy3DBatchAsyncV2) {
     CUDA_MEMCPY3D_BATCH_OP ops[2] = {};
     for (CUstream stream : kStreams) {
       fake_.reset();
-      FrozenCall frozen([&] { return variant.second(2, ops, 0, stream); });
-      ASSERT_TRUE(frozen.ran());
+      CUresult rc = variant.second(2, ops, 0, stream);
       if (route == Route::kMissing) {
-        ExpectMissing(frozen.result(), symbol);
+        ExpectMissing(rc, symbol);
         continue;
       }
-      ASSERT_EQ(frozen.result(), CUDA_SUCCESS);
+      ASSERT_EQ(rc, CUDA_SUCCESS);
       if (route == Route::kNative) {
         ExpectCall(symbol, {2, W(ops), 0, W(stream)});
         continue;
@@ -1181,7 +1128,7 @@ TEST_F(Adapters, Memcpy3DBatchAsyncV2) {
       ASSERT_EQ(call->num_args, 5);
       EXPECT_EQ(Arg(call, 0), 2u);
       EXPECT_EQ(Arg(call, 1), W(ops));
-      EXPECT_TRUE(frozen.OnStack(Arg(call, 2), sizeof(size_t))) << "failIdx: the adapter's local";
+      EXPECT_NE(Arg(call, 2), 0u) << "failIdx";  // the adapter's own local, never NULL
       EXPECT_EQ(Arg(call, 3), 0u);
       EXPECT_EQ(Arg(call, 4), W(stream));
     }

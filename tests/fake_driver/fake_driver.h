@@ -22,6 +22,7 @@ extern "C" {
 
 #define CUDYN_FAKE_MAX_WORDS 32 /* raw argument words one record keeps */
 #define CUDYN_FAKE_MAX_CALLS 8192 /* records kept after a reset (later calls are counted only) */
+#define CUDYN_FAKE_MAX_CAPTURE 256 /* bytes a record can copy from a pointer argument */
 
 /* One recorded call. Each argument takes one 64-bit word: pointers as their address, integers
  * and enums converted to int64 (so a CUdevice of -1 reads back as (long long)-1, and
@@ -37,6 +38,9 @@ typedef struct CudynFakeCall {
   int result;          /* the CUresult the call returned */
   char requested[128]; /* cuGetProcAddress(_v2): the symbol name asked for (copied, truncated);
                           "" for other functions */
+  int captured_size;   /* bytes in captured[] (see cudynFakeSetCapture), else 0 */
+  unsigned char captured[CUDYN_FAKE_MAX_CAPTURE]; /* copied at call time, while the caller's
+                          object (e.g. an adapter's local) still exists */
 } CudynFakeCall;
 
 /* Calls recorded since load or the last cudynFakeReset() (may exceed CUDYN_FAKE_MAX_CALLS). */
@@ -50,6 +54,11 @@ void cudynFakeReset(void);
  * does not export `symbol`. cuInit returns $CUDYN_FAKE_INIT_RESULT (an integer), else 100,
  * unless set here. */
 int cudynFakeSetResult(const char* symbol, int result);
+/* From now on, each call of `symbol` also copies `size` bytes (at most CUDYN_FAKE_MAX_CAPTURE)
+ * from the pointer passed as its argument `arg` (0-based) into the record's captured[]; a NULL
+ * pointer copies nothing. Returns 0, or -1 when this fake does not export `symbol` or the size is
+ * out of range. Cleared by cudynFakeReset(). */
+int cudynFakeSetCapture(const char* symbol, int arg, int size);
 /* The CUDA version this fake reports (what cuDriverGetVersion writes). */
 int cudynFakeCudaVersion(void);
 
@@ -60,6 +69,7 @@ typedef struct CudynFakeApi {
   void (*reset)(void);
   int (*set_result)(const char*, int);
   int (*cuda_version)(void);
+  int (*set_capture)(const char*, int, int);
 } CudynFakeApi;
 
 /* Fills *api from a dlopen handle of a fake. Returns 1 on success, 0 when `handle` is not a fake. */
@@ -69,7 +79,9 @@ static inline int cudynFakeBind(void* handle, CudynFakeApi* api) {
   api->reset = (void (*)(void))dlsym(handle, "cudynFakeReset");
   api->set_result = (int (*)(const char*, int))dlsym(handle, "cudynFakeSetResult");
   api->cuda_version = (int (*)(void))dlsym(handle, "cudynFakeCudaVersion");
-  return api->call_count && api->call && api->reset && api->set_result && api->cuda_version;
+  api->set_capture = (int (*)(const char*, int, int))dlsym(handle, "cudynFakeSetCapture");
+  return api->call_count && api->call && api->reset && api->set_result && api->cuda_version &&
+         api->set_capture;
 }
 
 #ifdef __cplusplus

@@ -160,7 +160,8 @@ TEST_P(FakeDriverTest, ExportsExactlyTheRuleSet) {
   }
   // The ELF's dynamic symbol table: the rule's cu* set, the cudynFake* API and nothing else.
   const std::set<std::string> api = {"cudynFakeCallCount", "cudynFakeCall", "cudynFakeReset",
-                                     "cudynFakeSetResult", "cudynFakeCudaVersion"};
+                                     "cudynFakeSetResult", "cudynFakeCudaVersion",
+                                     "cudynFakeSetCapture"};
   const std::set<std::string> linker = {"_init", "_fini", "__bss_start", "_edata", "_end"};
   std::set<std::string> cu, fake_api;
   std::vector<std::string> exports = DynamicExports(path_);
@@ -218,6 +219,28 @@ TEST_P(FakeDriverTest, CuInitReturnsNoDeviceUnlessTold) {
   EXPECT_EQ(api_.call(2)->result, 999);
   api_.reset();  // clears injected results too
   EXPECT_EQ(init(0), 100);
+}
+
+TEST_P(FakeDriverTest, CapturesPointeesAtCallTime) {
+  auto htod = reinterpret_cast<int (*)(unsigned long long, const void*, size_t)>(
+      Sym("cuMemcpyHtoD_v2"));
+  ASSERT_NE(htod, nullptr);
+  EXPECT_EQ(api_.set_capture("cuMemcpyHtoD_v2", 1, 8), 0);
+  EXPECT_EQ(api_.set_capture("cuNoSuchFunction", 1, 8), -1);
+  EXPECT_EQ(api_.set_capture("cuMemcpyHtoD_v2", 1, CUDYN_FAKE_MAX_CAPTURE + 1), -1);
+  unsigned long long host = 0x1122334455667788ull;
+  EXPECT_EQ(htod(0x10, &host, 8), 0);
+  host = 0;  // changed after the call: the record keeps what the driver saw
+  EXPECT_EQ(htod(0x10, nullptr, 8), 0);
+  ASSERT_EQ(api_.call_count(), 2);
+  ASSERT_EQ(api_.call(0)->captured_size, 8);
+  unsigned long long seen = 0;
+  memcpy(&seen, api_.call(0)->captured, sizeof(seen));
+  EXPECT_EQ(seen, 0x1122334455667788ull);
+  EXPECT_EQ(api_.call(1)->captured_size, 0);  // NULL: nothing to copy
+  api_.reset();  // clears the capture too
+  EXPECT_EQ(htod(0x10, &host, 8), 0);
+  EXPECT_EQ(api_.call(0)->captured_size, 0);
 }
 
 TEST_P(FakeDriverTest, RecordsArgumentsAndInjectsResults) {

@@ -24,6 +24,8 @@ CudynFakeCall g_calls[CUDYN_FAKE_MAX_CALLS];
 int g_call_count = 0;
 bool g_injected[kMaxExports];
 int g_injected_result[kMaxExports];
+int g_capture_arg[kMaxExports];   // cudynFakeSetCapture: which argument to copy from
+int g_capture_size[kMaxExports];  // ... and how many bytes (0: none)
 
 struct Lock {
   Lock() { pthread_mutex_lock(&g_mutex); }
@@ -79,6 +81,14 @@ int Record(int index, const Args& args, int result, const char* requested) {
       c.arg_word[i] = args.arg_word[i];
     }
     c.result = result;
+    c.captured_size = 0;
+    int arg = g_capture_arg[index], size = g_capture_size[index];
+    if (size > 0 && arg < args.num_args && args.arg_word[arg] < args.num_words) {
+      if (const void* from = reinterpret_cast<const void*>(args.words[args.arg_word[arg]])) {
+        std::memcpy(c.captured, from, static_cast<size_t>(size));
+        c.captured_size = size;
+      }
+    }
     c.requested[0] = '\0';
     if (requested != nullptr) {
       std::strncpy(c.requested, requested, sizeof(c.requested) - 1);
@@ -168,7 +178,26 @@ CUDYN_FAKE_EXPORT const CudynFakeCall* cudynFakeCall(int i) {
 CUDYN_FAKE_EXPORT void cudynFakeReset(void) {
   Lock lock;
   cudyn_fake::g_call_count = 0;
-  for (int i = 0; i < cudyn_fake::kMaxExports; ++i) cudyn_fake::g_injected[i] = false;
+  for (int i = 0; i < cudyn_fake::kMaxExports; ++i) {
+    cudyn_fake::g_injected[i] = false;
+    cudyn_fake::g_capture_size[i] = 0;
+  }
+}
+
+CUDYN_FAKE_EXPORT int cudynFakeSetCapture(const char* symbol, int arg, int size) {
+  if (symbol == nullptr || arg < 0 || arg >= CUDYN_FAKE_MAX_WORDS || size <= 0 ||
+      size > CUDYN_FAKE_MAX_CAPTURE) {
+    return -1;
+  }
+  for (int i = 0; i < cudyn_fake::kExportCount && i < cudyn_fake::kMaxExports; ++i) {
+    if (std::strcmp(cudyn_fake::kExports[i].symbol, symbol) == 0) {
+      Lock lock;
+      cudyn_fake::g_capture_arg[i] = arg;
+      cudyn_fake::g_capture_size[i] = size;
+      return 0;
+    }
+  }
+  return -1;
 }
 
 CUDYN_FAKE_EXPORT int cudynFakeSetResult(const char* symbol, int result) {
