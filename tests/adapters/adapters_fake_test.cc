@@ -37,9 +37,6 @@
 #include "tests/util/runfiles.h"
 #include "version_tables/api_table.h"
 
-#ifndef CUDYN_FAKE_VERSION
-#error "build with -DCUDYN_FAKE_VERSION=<cuda version of the fake>"
-#endif
 
 // Variants the public CUDA 13.0 headers give no name (per-thread variants, older ABIs); the
 // drop-in exports a trampoline for every table entry under its exact name.
@@ -77,7 +74,11 @@ CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUg
 
 namespace {
 
-constexpr int kVersion = CUDYN_FAKE_VERSION;
+// Set per test target by the BUILD file (env CUDYN_FAKE_VERSION): one compiled test, one process per driver.
+const int kVersion = [] {
+  const char* value = getenv("CUDYN_FAKE_VERSION");
+  return value != nullptr ? atoi(value) : 0;
+}();
 constexpr CUresult kMissing = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;  // 302
 constexpr CUresult kNotSupported = CUDA_ERROR_NOT_SUPPORTED;              // 801
 

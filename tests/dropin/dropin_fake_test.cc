@@ -16,13 +16,14 @@
 #include "tests/fake_driver/fake_driver.h"
 #include "tests/util/runfiles.h"
 
-#ifndef CUDYN_FAKE_VERSION
-#error "build with -DCUDYN_FAKE_VERSION=<cuda version of the fake>"
-#endif
 
 namespace {
 
-constexpr int kVersion = CUDYN_FAKE_VERSION;
+// Set per test target by the BUILD file (env CUDYN_FAKE_VERSION): one compiled test, one process per driver.
+const int kVersion = [] {
+  const char* value = getenv("CUDYN_FAKE_VERSION");
+  return value != nullptr ? atoi(value) : 0;
+}();
 
 std::string FakePath() {
   return cudyn::testing::Runfile("tests/fake_driver/cuda_" + std::to_string(kVersion) +

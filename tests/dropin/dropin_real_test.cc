@@ -10,13 +10,14 @@
 #include "loader/cudyn_c.h"
 #include "tests/util/runfiles.h"
 
-#ifndef CUDYN_TEST_DRIVER_MAJOR
-#error "build with -DCUDYN_TEST_DRIVER_MAJOR=<418|450|460|470|535>"
-#endif
 
 namespace {
 
-constexpr int kMajor = CUDYN_TEST_DRIVER_MAJOR;
+// Set per test target by the BUILD file (env CUDYN_TEST_DRIVER_MAJOR): one compiled test, one process per driver.
+const int kMajor = [] {
+  const char* value = getenv("CUDYN_TEST_DRIVER_MAJOR");
+  return value != nullptr ? atoi(value) : 0;
+}();
 
 class DropInReal : public ::testing::Test {
  protected:

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,9 +13,6 @@
 #include "loader/cudyn.h"
 #include "tests/util/runfiles.h"
 
-#ifndef CUDYN_TEST_DRIVER_MAJOR
-#error "build with -DCUDYN_TEST_DRIVER_MAJOR=<418|450|460|470|535>"
-#endif
 
 // Under --config=asan: the real drivers' cuInit allocates state it never frees (their leak, not
 // cudyn's: every frame of those reports is inside libcuda). Used by LeakSanitizer only.
@@ -23,7 +21,11 @@ extern "C" const char* __lsan_default_suppressions() { return "leak:libcuda.so\n
 namespace cudyn {
 namespace {
 
-constexpr int kMajor = CUDYN_TEST_DRIVER_MAJOR;
+// Set per test target by the BUILD file (env CUDYN_TEST_DRIVER_MAJOR): one compiled test, one process per driver.
+const int kMajor = [] {
+  const char* value = getenv("CUDYN_TEST_DRIVER_MAJOR");
+  return value != nullptr ? atoi(value) : 0;
+}();
 
 const RealDriverInfo& Info() {
   for (int k = 0; k < kRealDriverCount; ++k) {

@@ -5,7 +5,7 @@
 // driver finds nothing, and on 12.0+ drivers report the same symbolStatus.
 // Above the driver's version the two differ on purpose (see AboveTheDriversVersion).
 //
-// Built once per driver: -DCUDYN_GPA_DRIVER="<runfiles path of libcuda.so.1>".
+// Compiled once, run once per driver: env CUDYN_GPA_DRIVER = the runfiles path of its libcuda.so.1.
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -40,8 +40,10 @@ using GetProcAddressV2 = CUresult (*)(const char*, void**, int, cuuint64_t, int*
 class ShimGetProcAddress : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    path_ = new std::string(testing::Runfile(CUDYN_GPA_DRIVER));
-    ASSERT_FALSE(path_->empty()) << CUDYN_GPA_DRIVER << " missing from runfiles";
+    const char* driver = getenv("CUDYN_GPA_DRIVER");
+    ASSERT_NE(driver, nullptr) << "set CUDYN_GPA_DRIVER (the BUILD file does)";
+    path_ = new std::string(testing::Runfile(driver));
+    ASSERT_FALSE(path_->empty()) << driver << " missing from runfiles";
     setenv("CUDYN_DRIVER_PATH", path_->c_str(), 1);
     ASSERT_EQ(cuDriverGetVersion(&version_), CUDA_SUCCESS);  // the shim's: opens the driver
     handle_ = dlopen(path_->c_str(), RTLD_NOW | RTLD_LOCAL);
