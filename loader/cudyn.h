@@ -84,6 +84,8 @@ class Driver {
  public:
   // Check ok(). Never throws; returns null only when the Driver object itself cannot be allocated.
   static std::unique_ptr<Driver> Open(const DriverOptions& options);
+  // dlcloses the driver. A driver that ran cuInit may keep threads of its own; destroy such a
+  // Driver only when nothing runs in it any more (DefaultDriver() is never destroyed).
   ~Driver();
   Driver(const Driver&) = delete;
   Driver& operator=(const Driver&) = delete;
