@@ -3,15 +3,15 @@
 #   N passed, N failed
 # Exit status 0 only if nothing failed (a build failure counts as a failure).
 #
-# Steps are calls of run_bazel_tests / run_bazel_build in main() below; add more there (sanitizer runs,
+# Steps are calls of run_bazel_tests / run_script in main() below; add more there (sanitizer runs,
 # the examples/ workspace, ...) and their counts are summed automatically.
 #
 #   run_bazel_tests <label> [--workspace DIR] <bazel test args...>
 #       `bazel test --keep_going <args>` in the repo (or in DIR); counts every test target of the summary:
 #       PASSED / FLAKY -> passed; FAILED, TIMEOUT, NO STATUS, INCOMPLETE, FAILED TO BUILD, ... -> failed.
 #       If Bazel fails without any failed test in its summary (analysis/build error), that counts as 1 failed.
-#   run_bazel_build <label> [--workspace DIR] <bazel build args...>
-#       `bazel build <args>`: 1 passed or 1 failed.
+#   run_script <label> <command...>
+#       a step outside Bazel (e.g. a libFuzzer smoke run): 1 passed or 1 failed by its exit status.
 #
 # Environment:
 #   BAZEL               bazel binary (default: bazel)
@@ -78,25 +78,6 @@ run_bazel_tests() {
     echo "=== [$label] bazel exited with $rc without a failed test in its summary: counted as 1 failed"
     failed=1
   fi
-  TOTAL_PASSED=$((TOTAL_PASSED + passed))
-  TOTAL_FAILED=$((TOTAL_FAILED + failed))
-  STEP_LINES+=("$(printf '%-24s %4d passed, %4d failed  (bazel exit %d, %s, log %s)' \
-    "$label" "$passed" "$failed" "$rc" "$(elapsed "$start")" "$log")")
-}
-
-run_bazel_build() {
-  local label=$1 start log rc passed=1 failed=0 WS
-  shift
-  _parse_workspace "$@"
-  [[ $WS == "$ROOT" ]] || shift 2
-  log="$LOGDIR/$label.log"
-  echo "=== [$label] $BAZEL build $* (in $WS)"
-  start=$(now)
-  set +e
-  (cd "$WS" && "$BAZEL" build "$@") 2>&1 | tee "$log"
-  rc=${PIPESTATUS[0]}
-  set -e
-  if ((rc != 0)); then passed=0 failed=1; fi
   TOTAL_PASSED=$((TOTAL_PASSED + passed))
   TOTAL_FAILED=$((TOTAL_FAILED + failed))
   STEP_LINES+=("$(printf '%-24s %4d passed, %4d failed  (bazel exit %d, %s, log %s)' \

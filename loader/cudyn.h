@@ -183,6 +183,10 @@ class Driver {
   std::vector<std::pair<uintptr_t, uintptr_t>> driver_code_;
 };
 
+// The directories the last discovery step tries (libcuda.so.1 in each, in this order).
+extern const char* const kWellKnownDriverDirs[];
+extern const int kWellKnownDriverDirCount;
+
 // The process-wide driver, opened on first use from the environment. Never fails to return;
 // check ok(). Thread-safe.
 Driver& DefaultDriver();

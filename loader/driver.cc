@@ -26,19 +26,6 @@ constexpr int kFirstGetProcAddressV2 = 12000;     // cuGetProcAddress_v2 in CUDA
 constexpr int kMinPlausibleVersion = 1000;        // cuDriverGetVersion below this is nonsense
 constexpr int kMaxPlausibleVersion = 99999;
 
-// Where drivers live when the dynamic linker's default search does not find one: distro
-// multiarch and lib64 dirs, Debian's alternatives dir, containers' /usr/local/nvidia, and the
-// forward-compat package.
-const char* const kWellKnownDirs[] = {
-    "/usr/lib/x86_64-linux-gnu",
-    "/usr/lib/aarch64-linux-gnu",
-    "/usr/lib64",
-    "/usr/lib",
-    "/usr/lib/x86_64-linux-gnu/nvidia/current",
-    "/usr/local/nvidia/lib64",
-    "/usr/local/nvidia/lib",
-    "/usr/local/cuda/compat",
-};
 const char kWslDriver[] = "/usr/lib/wsl/lib/libcuda.so.1";
 const char kDriverSoname[] = "libcuda.so.1";
 
@@ -424,8 +411,8 @@ void Driver::Discover(const DriverOptions& options) {
       if (stat(kWslDriver, &st) == 0) accepted = TryCandidate(kWslDriver, "wsl", false);
     }
     if (!accepted) accepted = TryCandidate(kDriverSoname, "default search", false);
-    for (size_t i = 0; !accepted && i < sizeof(kWellKnownDirs) / sizeof(kWellKnownDirs[0]); ++i) {
-      std::string path = std::string(kWellKnownDirs[i]) + "/" + kDriverSoname;
+    for (int i = 0; !accepted && i < kWellKnownDriverDirCount; ++i) {
+      std::string path = std::string(kWellKnownDriverDirs[i]) + "/" + kDriverSoname;
       struct stat st;
       if (stat(path.c_str(), &st) != 0) continue;
       accepted = TryCandidate(path, "well-known directory", false);
@@ -749,6 +736,22 @@ std::string Driver::last_error() const noexcept {
     return std::string();
   }
 }
+
+// Where drivers live when the dynamic linker's default search does not find one: distro
+// multiarch and lib64 dirs, Debian's alternatives dir, containers' /usr/local/nvidia, and the
+// forward-compat package.
+const char* const kWellKnownDriverDirs[] = {
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib",
+    "/usr/lib/x86_64-linux-gnu/nvidia/current",
+    "/usr/local/nvidia/lib64",
+    "/usr/local/nvidia/lib",
+    "/usr/local/cuda/compat",
+};
+const int kWellKnownDriverDirCount =
+    static_cast<int>(sizeof(kWellKnownDriverDirs) / sizeof(kWellKnownDriverDirs[0]));
 
 Driver& DefaultDriver() {
   // Leaked on purpose: stubs may be called from other libraries' destructors at exit.

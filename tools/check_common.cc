@@ -24,18 +24,6 @@ namespace cudyn {
 namespace check {
 namespace {
 
-// The loader's well-known driver directories (loader/driver.cc kWellKnownDirs), in its order.
-const char* const kLoaderWellKnownDirs[] = {
-    "/usr/lib/x86_64-linux-gnu",
-    "/usr/lib/aarch64-linux-gnu",
-    "/usr/lib64",
-    "/usr/lib",
-    "/usr/lib/x86_64-linux-gnu/nvidia/current",
-    "/usr/local/nvidia/lib64",
-    "/usr/local/nvidia/lib",
-    "/usr/local/cuda/compat",
-};
-
 // The dynamic linker's trusted directories on x86-64 Debian/Ubuntu/RHEL.
 const char* const kTrustedDirs[] = {
     "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib",
@@ -463,7 +451,8 @@ std::vector<SearchDir> DriverScanDirs(const std::string& root) {
   all.push_back({Prefixed(root, "/usr/lib/wsl/lib"), "wsl"});
   for (const SearchDir& d : LdSoConfDirs(root)) all.push_back(d);
   for (const char* dir : kTrustedDirs) all.push_back({Prefixed(root, dir), "system directory"});
-  for (const char* dir : kLoaderWellKnownDirs) {
+  for (int i = 0; i < cudyn::kWellKnownDriverDirCount; ++i) {
+    const char* dir = cudyn::kWellKnownDriverDirs[i];
     all.push_back({Prefixed(root, dir), "well-known directory"});
   }
   for (const char* pattern : {"/usr/lib/x86_64-linux-gnu/nvidia/*", "/usr/lib64/nvidia",
@@ -516,7 +505,8 @@ std::vector<std::pair<std::string, std::string>> SimulatedSearchOrder(const std:
   for (const char* dir : kTrustedDirs) {
     all.emplace_back(Prefixed(root, dir) + "/libcuda.so.1", "default search (system directory)");
   }
-  for (const char* dir : kLoaderWellKnownDirs) {
+  for (int i = 0; i < cudyn::kWellKnownDriverDirCount; ++i) {
+    const char* dir = cudyn::kWellKnownDriverDirs[i];
     all.emplace_back(Prefixed(root, dir) + "/libcuda.so.1", "well-known directory");
   }
   std::vector<std::pair<std::string, std::string>> out;
