@@ -109,7 +109,14 @@ class Driver {
   // The function to call for `index`, binding it on first use; nullptr when missing.
   void* Resolve(int index) {
     void* fn = slots_[index].load(std::memory_order_acquire);
-    return fn != nullptr ? fn : ResolveSlow(index, /*quiet=*/false);
+    return fn != nullptr ? fn : ResolveSlow(index, BindMode::kCall);
+  }
+  // Like Resolve(), for a lookup that only asks whether the entry can be served (the shim's
+  // cuGetProcAddress answering a client's probe): a missing entry is normal there, so it is
+  // logged at debug level only and leaves last_error() alone. A later call still logs once.
+  void* Probe(int index) {
+    void* fn = slots_[index].load(std::memory_order_acquire);
+    return fn != nullptr ? fn : ResolveSlow(index, BindMode::kProbe);
   }
   // Binds every entry. Returns the number of missing entries.
   int BindAll();
@@ -139,8 +146,11 @@ class Driver {
   void Discover(const DriverOptions& options);
   bool TryCandidate(const std::string& path, const std::string& source, bool noload);
   void ChooseStrategy();
-  void* ResolveSlow(int index, bool quiet);  // catches everything; see driver.cc
-  void* Bind(int index, bool quiet);
+  // Who asks for a binding decides what a missing entry logs: a call warns once, BindAll()
+  // records it for last_error() only, a probe logs at debug level.
+  enum class BindMode : uint8_t { kCall, kBindAll, kProbe };
+  void* ResolveSlow(int index, BindMode mode);  // catches everything; see driver.cc
+  void* Bind(int index, BindMode mode);
   std::string MissingText(int index) const;
   std::string DriverSymbol(int index) const;
   void NoteCannotExpress(int index, const char* why);

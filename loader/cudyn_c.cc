@@ -40,7 +40,7 @@ int cudynFindEntry(const char* symbol) {
 const char* cudynEntryStatus(int index) {
   if (!ValidIndex(index)) return nullptr;
   cudyn::Driver& driver = cudyn::DefaultDriver();
-  driver.Resolve(index);
+  driver.Probe(index);  // asking is not calling: a missing entry stays silent
   return cudyn::EntryStatusName(driver.status(index));
 }
 

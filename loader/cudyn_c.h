@@ -25,7 +25,8 @@ int cudynEntryCount(void);
 const char* cudynEntrySymbol(int index);
 /* Index of an exported symbol name, or -1. */
 int cudynFindEntry(const char* symbol);
-/* Binds the entry if needed; "native", "adapter" or "missing" (NULL for a bad index). */
+/* Binds the entry if needed; "native", "adapter" or "missing" (NULL for a bad index). Asking
+ * is not calling: a missing entry is not logged (a later call of it is, once). */
 const char* cudynEntryStatus(int index);
 /* "cuGetProcAddress_v2", "cuGetProcAddress", "dlsym", "adapter" or "none". */
 const char* cudynEntryVia(int index);

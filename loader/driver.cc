@@ -597,21 +597,21 @@ void Driver::NoteUnusableProcAddress(const char* base, const void* fn) {
                        fn == nullptr ? "a NULL" : "a non-code (unmapped or non-executable)");
 }
 
-void* Driver::ResolveSlow(int index, bool quiet) {
+void* Driver::ResolveSlow(int index, BindMode mode) {
   // The boundary of every lazy bind (trampolines, adapters, the C API): nothing escapes. Out of
   // memory while building a text leaves the entry unbound, so a later call tries again.
   try {
-    return Bind(index, quiet);
+    return Bind(index, mode);
   } catch (...) {
     return nullptr;
   }
 }
 
-void* Driver::Bind(int index, bool quiet) {
+void* Driver::Bind(int index, BindMode mode) {
   if (index < 0 || index >= kEntryCount) return nullptr;
   if (status(index) == EntryStatus::kMissing) {
-    // Bound quietly by BindAll(); the first real call still gets its one warning.
-    if (!quiet && ok() && logged_[index].exchange(1) == 0) {
+    // Bound quietly by BindAll() or a probe; the first real call still gets its one warning.
+    if (mode == BindMode::kCall && ok() && logged_[index].exchange(1) == 0) {
       internal::Log().warn("{}", MissingText(index));
     }
     return nullptr;
@@ -630,7 +630,7 @@ void* Driver::Bind(int index, bool quiet) {
   void* fallback = nullptr;
   if (e.fallback >= 0) {
     fallback = slots_[e.fallback].load(std::memory_order_acquire);
-    if (fallback == nullptr) fallback = ResolveSlow(e.fallback, quiet);
+    if (fallback == nullptr) fallback = ResolveSlow(e.fallback, mode);
   }
   if (fallback != nullptr) {
     if (e.adapter == AdapterKind::kSameSignature) {
@@ -649,7 +649,13 @@ void* Driver::Bind(int index, bool quiet) {
     return fn;
   }
   Publish(index, nullptr, EntryStatus::kMissing, BindVia::kNone);
-  if (quiet) {
+  if (mode == BindMode::kProbe) {
+    // A client asking whether the driver has a symbol is normal (runtimes probe dozens at start).
+    internal::Log().debug("cudyn: probe: {} (ABI {}) is not available on {} (effective CUDA {})",
+                          EntrySymbol(index), e.abi_version, path_, effective_version_);
+    return nullptr;
+  }
+  if (mode == BindMode::kBindAll) {
     // BindAll(): the text is built only if someone asks for it (last_error()); building ~100
     // of them was a third of BindAll's time.
     std::lock_guard<std::mutex> lock(error_mutex_);
@@ -693,7 +699,7 @@ int Driver::BindAll() {
   int missing = 0;
   for (int i = 0; i < kEntryCount; ++i) {
     void* fn = slots_[i].load(std::memory_order_acquire);
-    missing += (fn != nullptr ? fn : ResolveSlow(i, /*quiet=*/true)) == nullptr;
+    missing += (fn != nullptr ? fn : ResolveSlow(i, BindMode::kBindAll)) == nullptr;
   }
   return missing;
 }
@@ -768,7 +774,7 @@ Driver& DefaultDriver() {
 }
 
 void* ResolveDefaultSlow(int index) {
-  return DefaultDriver().ResolveSlow(index, /*quiet=*/false);
+  return DefaultDriver().ResolveSlow(index, Driver::BindMode::kCall);
 }
 
 }  // namespace cudyn

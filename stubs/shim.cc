@@ -35,6 +35,14 @@ constexpr int kVersionNotSufficient = 2;
 
 }  // namespace
 
+void* BindStubSlot(int index) {
+  void* fn = DefaultDriver().Resolve(index);
+  if (fn != nullptr) __atomic_store_n(&cudyn_stub_slots[index], fn, __ATOMIC_RELEASE);
+  return fn;
+}
+
+int StubMissingResult() { return DefaultDriver().missing_result(); }
+
 ShimLookup ShimFindProc(std::string_view symbol, int version, unsigned long long flags,
                         ShimAvailability available) {
   ShimLookup result;
@@ -67,9 +75,14 @@ void* ShimTrampoline(int index) {
 
 namespace {
 
+// A cuGetProcAddress lookup is a probe: "not found" is a normal answer and stays silent.
 bool DefaultDriverProvides(int index) {
-  return kTrampolines[index] != nullptr && DefaultDriver().Resolve(index) != nullptr;
+  return kTrampolines[index] != nullptr && DefaultDriver().Probe(index) != nullptr;
 }
+
+// The effective version once the default driver is open (0 before): cuDriverGetVersion's hot
+// path is one load, one test, one store.
+int g_open_driver_version = 0;
 
 CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags, int* status,
                      bool v2) {
@@ -100,10 +113,16 @@ extern "C" {
 
 #undef cuDriverGetVersion
 CUDYN_STUB_API CUresult CUDAAPI cuDriverGetVersion(int* version) {
+  int open_version = __atomic_load_n(&cudyn::g_open_driver_version, __ATOMIC_RELAXED);
+  if (__builtin_expect(open_version != 0 && version != nullptr, 1)) {
+    *version = open_version;
+    return CUDA_SUCCESS;
+  }
   if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
   cudyn::Driver& driver = cudyn::DefaultDriver();
   if (!driver.ok()) return static_cast<CUresult>(driver.error());
   *version = driver.effective_version();
+  __atomic_store_n(&cudyn::g_open_driver_version, *version, __ATOMIC_RELAXED);
   return CUDA_SUCCESS;
 }
 
