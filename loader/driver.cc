@@ -464,7 +464,10 @@ bool Driver::TryCandidate(const std::string& path, const std::string& source, bo
     }
   }
   dlerror();
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | (noload ? RTLD_NOLOAD : 0));
+  // Lazy binding, as the dynamic linker loads the driver of a program linked with -lcuda:
+  // binding the driver's ~200 imports up front cost more than the rest of cudyn's start-up.
+  // Symbol versions are still checked here (LD_BIND_NOW=1 restores eager binding).
+  void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL | (noload ? RTLD_NOLOAD : 0));
   if (handle == nullptr) {
     c.reason = noload ? "not loaded in this process" : "dlopen failed: " + DlError();
     candidates_.push_back(c);
@@ -610,7 +613,12 @@ void* Driver::ResolveSlow(int index, BindMode mode) {
 void* Driver::Bind(int index, BindMode mode) {
   if (index < 0 || index >= kEntryCount) return nullptr;
   if (status(index) == EntryStatus::kMissing) {
-    // Bound quietly by BindAll() or a probe; the first real call still gets its one warning.
+    // Bound quietly by BindAll() or a probe; each real call of it is the last failure (its text
+    // is built on demand), and the first gets its one warning.
+    if (mode == BindMode::kCall && ok()) {
+      std::lock_guard<std::mutex> lock(error_mutex_);
+      last_missing_ = index;
+    }
     if (mode == BindMode::kCall && ok() && logged_[index].exchange(1) == 0) {
       internal::Log().warn("{}", MissingText(index));
     }

@@ -19,5 +19,11 @@ for file in "$@"; do
   else
     echo "ok: $(basename "$file") needs only: ${needed//$'\n'/ }"
   fi
+  # The shared drop-in is what a plain C program loads as its libcuda: it carries its own
+  # (hidden) libstdc++, so such a program does not load and relocate libstdc++ because of cudyn.
+  if [[ $(basename "$file") == libcudyn_cuda.so* ]] && grep -Eq '^(libstdc\+\+|libgcc_s)' <<<"$needed"; then
+    echo "FAIL: $(basename "$file") must not need libstdc++/libgcc_s (start-up cost of C programs)"
+    status=1
+  fi
 done
 exit $status
