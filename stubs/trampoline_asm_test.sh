@@ -16,7 +16,9 @@ for file in "$@"; do
     /^$/ { cur = ""; next }
     cur != "" {
       line = $0; sub(/^ *[0-9a-f]+:[ \t]*/, "", line)
-      if (line ~ /^(nop|xchg +%ax,%ax|cs nop|data16)/) next
+      sub(/^[ \t]+/, "", line)
+      # Padding: nops, and "..." where objdump elides a run of zero bytes.
+      if (line ~ /^(nop|xchg +%ax,%ax|cs nop|data16|\.\.\.$)/) next
       n[cur]++
       if (line !~ /^jmp +\*(0x[0-9a-f]+)?\(%rip\) +# [0-9a-f]+ <cudyn_stub_slots(\+0x[0-9a-f]+)?>$/) {
         ok[cur] = 0; bad[cur] = line
