@@ -88,6 +88,19 @@ for mode in $MODES; do
 done
 unset CUDYN_LOG
 
+# --- probes stay silent -----------------------------------------------------------------------------
+# Every table symbol probed through the shim's cuGetProcAddress(_v2) at 13000, at the default log
+# level: stderr must stay empty, natively and clamped (where most answers are "not found").
+if [ -f "$carry/probe_silence" ]; then
+  cp "$carry/probe_silence" "$bin/probe_silence" && chmod 755 "$bin/probe_silence"
+  for mode in $MODES; do
+    run probe_silence "$mode" sh -c '"$1" "$2" 2>"$3"; rc=$?; cat "$3";
+      if [ -s "$3" ]; then echo "result: FAIL stderr not empty"; exit 1; fi;
+      echo "result: ok silent"; exit $rc' _ "$bin/probe_silence" "$bin/libcudyn_cuda.so" \
+      "$out/runs/probe_silence__${mode}.stderr"
+  done
+fi
+
 # --- cudyn-check ------------------------------------------------------------------------------------
 check_cmd() {  # check_cmd FILE CMD...   (stdout to FILE, stderr to FILE.stderr, exit code to FILE.rc)
   local file=$1

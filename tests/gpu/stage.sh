@@ -27,6 +27,7 @@ cp "$main_bin/tools/cudyn-check" "$main_bin/stubs/libcudyn_cuda.so" "$dest/"
 for name in $EXAMPLES; do
   cp "$examples_bin/$name/$name" "$dest/"
 done
+gcc -O2 -o "$dest/probe_silence" "$repo/tests/gpu/probe_silence.c" -ldl
 chmod 755 "$dest"/*
 
 total=$(du -cb "$dest"/* | tail -n 1 | cut -f1)
