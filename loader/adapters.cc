@@ -472,10 +472,6 @@ void ReleaseAdapterInstance(int id) {
   g_instances[id] = nullptr;
 }
 
-Driver* AdapterInstance(int id) {
-  return id >= 0 && id < kMaxAdapterInstances ? g_instances[id] : nullptr;
-}
-
 void* CustomAdapter(int index, int id) {
   if (id < 0 || id >= kMaxAdapterInstances) return nullptr;
   for (const AdapterRow& row : kAdapterRows) {

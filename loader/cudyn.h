@@ -50,14 +50,48 @@ const char* EntryStatusName(EntryStatus status);  // "unbound", "native", "adapt
 const char* BindViaName(BindVia via);  // "cuGetProcAddress_v2", "cuGetProcAddress", "dlsym", ...
 const char* StrategyName(Strategy strategy);
 
+// Where a driver candidate came from, in discovery order.
+enum class CandidateSource : uint8_t {
+  kOption,              // DriverOptions::driver_path
+  kEnvironment,         // CUDYN_DRIVER_PATH
+  kAlreadyLoaded,       // a libcuda.so.1 already loaded in the process (RTLD_NOLOAD)
+  kWsl,                 // /usr/lib/wsl/lib/libcuda.so.1
+  kDefaultSearch,       // dlopen("libcuda.so.1"): LD_LIBRARY_PATH, ld.so.cache, trusted dirs
+  kWellKnownDirectory,  // kWellKnownDriverDirs
+  kSearchPath,          // DriverOptions::search_paths
+};
+
+// Why a candidate was not used (kNone: it was accepted).
+enum class Rejection : uint8_t {
+  kNone,
+  kIgnoredSecure,   // CUDYN_DRIVER_PATH under AT_SECURE (setuid/setgid)
+  kNotAbsolute,     // an explicit path that is not absolute
+  kUnloadableFile,  // checked before dlopen: missing, a directory, a FIFO, truncated, other arch
+  kNotLoaded,       // the already-loaded step: no libcuda.so.1 in the process
+  kDlopenFailed,    // dlopen() refused it (dlerror() in the reason)
+  kIsCudyn,         // cudyn's own drop-in (libcudyn_cuda.so) under the driver's name
+  kNotADriver,      // exports no cuDriverGetVersion
+  kStubLibrary,     // the toolkit's stub: cuDriverGetVersion returned 34
+  kVersionFailed,   // cuDriverGetVersion returned another error
+  kAbsurdVersion,   // cuDriverGetVersion reported a version outside 1000..99999
+};
+
+// "option", "CUDYN_DRIVER_PATH", "already loaded", "wsl", "default search",
+// "well-known directory", "search path".
+const char* CandidateSourceName(CandidateSource source);
+// "accepted", "ignored_secure", "not_absolute", "unloadable_file", "not_loaded", "dlopen_failed",
+// "is_cudyn", "not_a_driver", "stub_library", "version_failed", "absurd_version".
+const char* RejectionName(Rejection rejection);
+
 // One place the loader looked for the driver.
 struct DriverCandidate {
-  std::string path;    // as given to dlopen
-  std::string source;  // "option", "CUDYN_DRIVER_PATH", "already loaded", "wsl", "default search",
-                       // "well-known directory"
-  bool accepted = false;
+  std::string path;  // as given to dlopen (after loading: the loaded object's name)
+  CandidateSource source = CandidateSource::kOption;
+  Rejection rejection = Rejection::kNone;
   int cuda_version = 0;  // when cuDriverGetVersion answered
-  std::string reason;    // why it was rejected, or "accepted"
+  std::string reason;    // for people: why it was rejected (with details), or "accepted"
+
+  bool accepted() const { return rejection == Rejection::kNone; }
 };
 
 struct DriverOptions {
@@ -96,7 +130,8 @@ class Driver {
   int missing_result() const { return ok() ? kCudaErrorSharedObjectSymbolNotFound : error_; }
 
   const std::string& path() const { return path_; }
-  const std::string& found_by() const { return found_by_; }
+  // How the driver in use was found; meaningful only when ok().
+  CandidateSource found_by() const { return found_by_; }
   const std::vector<DriverCandidate>& candidates() const { return candidates_; }
   int cuda_version() const { return cuda_version_; }          // what the driver reports
   int effective_version() const { return effective_version_; }  // after the clamp
@@ -144,7 +179,8 @@ class Driver {
   static std::unique_ptr<Driver> OpenInto(const DriverOptions& options,
                                           std::atomic<void*>* slots);
   void Discover(const DriverOptions& options);
-  bool TryCandidate(const std::string& path, const std::string& source, bool noload);
+  bool TryCandidate(const std::string& path, CandidateSource source, bool noload);
+  void Reject(std::string path, CandidateSource source, Rejection rejection, std::string reason);
   void ChooseStrategy();
   // Who asks for a binding decides what a missing entry logs: a call warns once, BindAll()
   // records it for last_error() only, a probe logs at debug level.
@@ -175,7 +211,7 @@ class Driver {
   int error_ = kCudaErrorSharedObjectInitFailed;
   void* handle_ = nullptr;
   std::string path_;
-  std::string found_by_;
+  CandidateSource found_by_ = CandidateSource::kOption;
   std::vector<DriverCandidate> candidates_;
   std::vector<std::string> warnings_;
   int cuda_version_ = 0;
@@ -211,8 +247,10 @@ void* ResolveDefaultSlow(int index);
 // (built against 11.8 headers, e.g., cuMemAdvise_v2's CUmemLocation adapter is compiled out).
 bool AdapterCompiledIn(int index);
 
-// CUresult names and descriptions generated from cuda.h; usable with no driver. Return 1
-// (CUDA_ERROR_INVALID_VALUE) and leave *out untouched for unknown codes, like the driver.
+// CUresult names and strings as the real drivers' cuGetErrorName/cuGetErrorString answer them
+// (version_tables/inputs/error_strings/, the newest driver's text per code); usable with no
+// driver. Unknown code: return 1 (CUDA_ERROR_INVALID_VALUE) and store NULL into *out, like the
+// drivers; a NULL out: return 1.
 int ResultName(int result, const char** out);
 int ResultString(int result, const char** out);
 

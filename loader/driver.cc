@@ -253,6 +253,36 @@ const char* BindViaName(BindVia via) {
   return "?";
 }
 
+const char* CandidateSourceName(CandidateSource source) {
+  switch (source) {
+    case CandidateSource::kOption: return "option";
+    case CandidateSource::kEnvironment: return "CUDYN_DRIVER_PATH";
+    case CandidateSource::kAlreadyLoaded: return "already loaded";
+    case CandidateSource::kWsl: return "wsl";
+    case CandidateSource::kDefaultSearch: return "default search";
+    case CandidateSource::kWellKnownDirectory: return "well-known directory";
+    case CandidateSource::kSearchPath: return "search path";
+  }
+  return "?";
+}
+
+const char* RejectionName(Rejection rejection) {
+  switch (rejection) {
+    case Rejection::kNone: return "accepted";
+    case Rejection::kIgnoredSecure: return "ignored_secure";
+    case Rejection::kNotAbsolute: return "not_absolute";
+    case Rejection::kUnloadableFile: return "unloadable_file";
+    case Rejection::kNotLoaded: return "not_loaded";
+    case Rejection::kDlopenFailed: return "dlopen_failed";
+    case Rejection::kIsCudyn: return "is_cudyn";
+    case Rejection::kNotADriver: return "not_a_driver";
+    case Rejection::kStubLibrary: return "stub_library";
+    case Rejection::kVersionFailed: return "version_failed";
+    case Rejection::kAbsurdVersion: return "absurd_version";
+  }
+  return "?";
+}
+
 const char* StrategyName(Strategy strategy) {
   switch (strategy) {
     case Strategy::kNone: return "none";
@@ -378,44 +408,46 @@ void Driver::Discover(const DriverOptions& options) {
   // Candidate order: explicit path (option, then CUDYN_DRIVER_PATH) alone; otherwise the
   // already-loaded driver, WSL, the default search and well-known directories.
   std::string explicit_path = options.driver_path;
-  std::string explicit_source = "option";
+  CandidateSource explicit_source = CandidateSource::kOption;
   if (explicit_path.empty() && options.use_environment) {
     std::string env_path = internal::GetEnv("CUDYN_DRIVER_PATH");
     if (!env_path.empty()) {
       if (internal::IsSecureExecution()) {
-        candidates_.push_back({env_path, "CUDYN_DRIVER_PATH", false, 0,
-                               "ignored: the process runs with AT_SECURE (setuid/setgid)"});
+        Reject(env_path, CandidateSource::kEnvironment, Rejection::kIgnoredSecure,
+               "ignored: the process runs with AT_SECURE (setuid/setgid)");
         warnings_.push_back("CUDYN_DRIVER_PATH ignored in a setuid/setgid process");
       } else {
         explicit_path = env_path;
-        explicit_source = "CUDYN_DRIVER_PATH";
+        explicit_source = CandidateSource::kEnvironment;
       }
     }
   }
   bool accepted = false;
   if (!explicit_path.empty()) {
     if (explicit_path[0] != '/') {
-      candidates_.push_back({explicit_path, explicit_source, false, 0,
-                             "not an absolute path (relative paths are never searched)"});
+      Reject(explicit_path, explicit_source, Rejection::kNotAbsolute,
+             "not an absolute path (relative paths are never searched)");
     } else {
       accepted = TryCandidate(explicit_path, explicit_source, false);
     }
   } else if (options.search_paths) {
     for (const std::string& p : *options.search_paths) {
-      if ((accepted = TryCandidate(p, "search path", false))) break;
+      if ((accepted = TryCandidate(p, CandidateSource::kSearchPath, false))) break;
     }
   } else {
-    accepted = TryCandidate(kDriverSoname, "already loaded", true);
+    accepted = TryCandidate(kDriverSoname, CandidateSource::kAlreadyLoaded, true);
     if (!accepted) {
       struct stat st;
-      if (stat(kWslDriver, &st) == 0) accepted = TryCandidate(kWslDriver, "wsl", false);
+      if (stat(kWslDriver, &st) == 0) {
+        accepted = TryCandidate(kWslDriver, CandidateSource::kWsl, false);
+      }
     }
-    if (!accepted) accepted = TryCandidate(kDriverSoname, "default search", false);
+    if (!accepted) accepted = TryCandidate(kDriverSoname, CandidateSource::kDefaultSearch, false);
     for (int i = 0; !accepted && i < kWellKnownDriverDirCount; ++i) {
       std::string path = std::string(kWellKnownDriverDirs[i]) + "/" + kDriverSoname;
       struct stat st;
       if (stat(path.c_str(), &st) != 0) continue;
-      accepted = TryCandidate(path, "well-known directory", false);
+      accepted = TryCandidate(path, CandidateSource::kWellKnownDirectory, false);
     }
   }
 
@@ -423,8 +455,8 @@ void Driver::Discover(const DriverOptions& options) {
     bool stub_seen = false;
     std::string tried;
     for (const DriverCandidate& c : candidates_) {
-      if (c.reason.find("stub") != std::string::npos) stub_seen = true;
-      tried += "\n  " + c.path + " (" + c.source + "): " + c.reason;
+      if (c.rejection == Rejection::kStubLibrary) stub_seen = true;
+      tried += "\n  " + c.path + " (" + CandidateSourceName(c.source) + "): " + c.reason;
     }
     if (candidates_.empty()) tried = "\n  (no candidate paths)";
     error_ = stub_seen ? kCudaErrorStubLibrary : kCudaErrorSharedObjectInitFailed;
@@ -451,15 +483,25 @@ void Driver::Discover(const DriverOptions& options) {
   }
   error_ = kCudaSuccess;
   internal::Log().info("driver {} (found by {}), CUDA {}, effective {}, strategy {}", path_,
-                       found_by_, cuda_version_, effective_version_, StrategyName(strategy_));
+                       CandidateSourceName(found_by_), cuda_version_, effective_version_,
+                       StrategyName(strategy_));
 }
 
-bool Driver::TryCandidate(const std::string& path, const std::string& source, bool noload) {
-  DriverCandidate c{path, source, false, 0, ""};
+void Driver::Reject(std::string path, CandidateSource source, Rejection rejection,
+                    std::string reason) {
+  DriverCandidate c;
+  c.path = std::move(path);
+  c.source = source;
+  c.rejection = rejection;
+  c.reason = std::move(reason);
+  candidates_.push_back(std::move(c));
+}
+
+bool Driver::TryCandidate(const std::string& path, CandidateSource source, bool noload) {
   if (!noload && !path.empty() && path[0] == '/') {
-    c.reason = CheckDriverFile(path);
-    if (!c.reason.empty()) {
-      candidates_.push_back(c);
+    std::string problem = CheckDriverFile(path);
+    if (!problem.empty()) {
+      Reject(path, source, Rejection::kUnloadableFile, std::move(problem));
       return false;
     }
   }
@@ -469,43 +511,54 @@ bool Driver::TryCandidate(const std::string& path, const std::string& source, bo
   // Symbol versions are still checked here (LD_BIND_NOW=1 restores eager binding).
   void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL | (noload ? RTLD_NOLOAD : 0));
   if (handle == nullptr) {
-    c.reason = noload ? "not loaded in this process" : "dlopen failed: " + DlError();
-    candidates_.push_back(c);
+    if (noload) {
+      Reject(path, source, Rejection::kNotLoaded, "not loaded in this process");
+    } else {
+      Reject(path, source, Rejection::kDlopenFailed, "dlopen failed: " + DlError());
+    }
     return false;
   }
-  c.path = LoadedPath(handle, path);
+  const std::string loaded_path = LoadedPath(handle, path);
   auto get_version = reinterpret_cast<DriverGetVersionFn>(dlsym(handle, "cuDriverGetVersion"));
   // libcudyn_cuda.so exports cudyn's C API beside the cu* symbols: binding to it would route every
   // call through a second cudyn (or, when it is this very copy, recurse forever).
   if (dlsym(handle, "cudynEntryCount") != nullptr ||
       (get_version != nullptr && IsOwnFunction(reinterpret_cast<void*>(get_version)))) {
-    c.reason = "is cudyn itself (libcudyn_cuda.so installed or preloaded as the driver?)";
-    candidates_.push_back(c);
+    Reject(loaded_path, source, Rejection::kIsCudyn,
+           "is cudyn itself (libcudyn_cuda.so installed or preloaded as the driver?)");
     dlclose(handle);
     return false;
   }
   if (get_version == nullptr) {
-    c.reason = "exports no cuDriverGetVersion: not a CUDA driver";
-    candidates_.push_back(c);
+    Reject(loaded_path, source, Rejection::kNotADriver,
+           "exports no cuDriverGetVersion: not a CUDA driver");
     dlclose(handle);
     return false;
   }
   int version = 0;
   int rc = get_version(&version);
+  Rejection rejection = Rejection::kNone;
+  std::string reason;
   if (rc == kCudaErrorStubLibrary) {
-    c.reason = "the CUDA toolkit's stub library (cuDriverGetVersion returned 34 "
-               "CUDA_ERROR_STUB_LIBRARY)";
+    rejection = Rejection::kStubLibrary;
+    reason = "the CUDA toolkit's stub library (cuDriverGetVersion returned 34 "
+             "CUDA_ERROR_STUB_LIBRARY)";
   } else if (rc != kCudaSuccess) {
-    c.reason = "cuDriverGetVersion failed with CUresult " + std::to_string(rc);
+    rejection = Rejection::kVersionFailed;
+    reason = "cuDriverGetVersion failed with CUresult " + std::to_string(rc);
   } else if (version < kMinPlausibleVersion || version > kMaxPlausibleVersion) {
-    c.reason = "cuDriverGetVersion reports an absurd CUDA version " + std::to_string(version);
+    rejection = Rejection::kAbsurdVersion;
+    reason = "cuDriverGetVersion reports an absurd CUDA version " + std::to_string(version);
   }
-  if (!c.reason.empty()) {
-    candidates_.push_back(c);
+  if (rejection != Rejection::kNone) {
+    Reject(loaded_path, source, rejection, std::move(reason));
     dlclose(handle);
     return false;
   }
-  c.accepted = true;
+  DriverCandidate c;
+  c.path = loaded_path;
+  c.source = source;
+  c.rejection = Rejection::kNone;
   c.cuda_version = version;
   c.reason = "accepted";
   candidates_.push_back(c);

@@ -19,7 +19,6 @@ namespace internal {
 inline constexpr int kMaxAdapterInstances = 16;
 int AcquireAdapterInstance(Driver* driver);
 void ReleaseAdapterInstance(int id);
-Driver* AdapterInstance(int id);
 
 // The custom adapter of entry `index` for instance `id`, or nullptr when this build has none
 // (the compiling CUDA headers lack the variant's types, or the entry needs no custom adapter).

@@ -10,7 +10,6 @@
 
 #include "tools/check_common.h"
 #include "tools/cli_args.h"
-#include "tools/json.h"
 
 namespace cudyn {
 namespace check {

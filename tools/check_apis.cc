@@ -68,34 +68,34 @@ int RunApis(const Args& args, std::ostream& out, std::ostream& err) {
   }
 
   if (args.json) {
-    Json j = Json::Object();
-    j.Set("command", "apis");
-    j.Set("driver", DriverJson(opened));
-    Json filters = Json::Object();
-    filters.Set("status", status_filter.empty() ? Json() : Json(status_filter));
-    filters.Set("base", base_filter.empty() ? Json() : Json(base_filter));
-    j.Set("filters", std::move(filters));
-    Json apis = Json::Array();
+    Json j = Json::object();
+    j["command"] = "apis";
+    j["driver"] = DriverJson(opened);
+    Json filters = Json::object();
+    filters["status"] = status_filter.empty() ? Json() : Json(status_filter);
+    filters["base"] = base_filter.empty() ? Json() : Json(base_filter);
+    j["filters"] = std::move(filters);
+    Json apis = Json::array();
     for (const Row& row : rows) {
-      Json r = Json::Object();
-      r.Set("symbol", row.symbol);
-      r.Set("base", row.base);
-      r.Set("abi_version", row.abi_version);
-      r.Set("stream", row.stream);
-      r.Set("status", row.status);
-      r.Set("driver_symbol", row.driver_symbol);
-      r.Set("via", row.via);
-      apis.Push(std::move(r));
+      Json r = Json::object();
+      r["symbol"] = row.symbol;
+      r["base"] = row.base;
+      r["abi_version"] = row.abi_version;
+      r["stream"] = row.stream;
+      r["status"] = row.status;
+      r["driver_symbol"] = row.driver_symbol;
+      r["via"] = row.via;
+      apis.push_back(std::move(r));
     }
-    j.Set("apis", std::move(apis));
-    Json counts = Json::Object();
-    counts.Set("shown", static_cast<int>(rows.size()));
-    counts.Set("native", native);
-    counts.Set("adapter", adapter);
-    counts.Set("missing", missing);
-    j.Set("counts", std::move(counts));
-    j.Set("exit_code", kExitOk);
-    out << j.Dump();
+    j["apis"] = std::move(apis);
+    Json counts = Json::object();
+    counts["shown"] = static_cast<int>(rows.size());
+    counts["native"] = native;
+    counts["adapter"] = adapter;
+    counts["missing"] = missing;
+    j["counts"] = std::move(counts);
+    j["exit_code"] = kExitOk;
+    out << JsonText(j);
     return kExitOk;
   }
 

@@ -273,71 +273,72 @@ int Rank(int code) {
 }
 
 Json ImportJson(const ImportedApi& api, int target) {
-  Json j = Json::Object();
-  j.Set("symbol", api.symbol);
-  j.Set("base", api.entry >= 0 ? Json(api.base) : Json());
-  j.Set("known", api.entry >= 0);
-  j.Set("abi_version", api.entry >= 0 ? Json(api.abi_version) : Json());
-  j.Set("abi_version_text", api.entry >= 0 ? ShortVersion(api.abi_version) : "unknown");
-  j.Set("weak", api.weak);
+  Json j = Json::object();
+  j["symbol"] = api.symbol;
+  j["base"] = api.entry >= 0 ? Json(api.base) : Json();
+  j["known"] = api.entry >= 0;
+  j["abi_version"] = api.entry >= 0 ? Json(api.abi_version) : Json();
+  j["abi_version_text"] = api.entry >= 0 ? ShortVersion(api.abi_version) : "unknown";
+  j["weak"] = api.weak;
   if (api.entry < 0) {
-    j.Set("satisfied", false);
+    j["satisfied"] = false;
   } else if (target > 0) {
-    j.Set("satisfied", api.abi_version <= target);
+    j["satisfied"] = api.abi_version <= target;
   } else {
-    j.Set("satisfied", Json());
+    j["satisfied"] = Json();
   }
   return j;
 }
 
 Json StringList(const std::vector<std::string>& items) {
-  Json j = Json::Array();
-  for (const std::string& s : items) j.Push(s);
+  Json j = Json::array();
+  for (const std::string& s : items) j.push_back(s);
   return j;
 }
 
 Json FileJson(const BinaryAnalysis& a, const BinaryVerdict& v, int target) {
-  Json j = Json::Object();
-  j.Set("path", a.path);
-  j.Set("ok", a.error.empty());
-  j.Set("error", a.error.empty() ? Json() : Json(a.error));
+  Json j = Json::object();
+  j["path"] = a.path;
+  j["ok"] = a.error.empty();
+  j["error"] = a.error.empty() ? Json() : Json(a.error);
   if (a.error.empty()) {
-    j.Set("elf_class", a.elf_class);
-    j.Set("machine", a.machine);
-    j.Set("type", a.type);
-    j.Set("dynamic", a.is_dynamic);
-    j.Set("soname", a.soname.empty() ? Json() : Json(a.soname));
-    j.Set("links_libcuda", !a.libcuda_needed.empty());
-    j.Set("links_cudart", !a.cudart_needed.empty());
-    j.Set("links_cudyn", a.links_cudyn());
-    j.Set("libcuda_needed", StringList(a.libcuda_needed));
-    j.Set("cudart_needed", StringList(a.cudart_needed));
-    j.Set("cudyn_needed", StringList(a.cudyn_needed));
-    j.Set("defined_driver_symbols", a.defined_driver_symbols);
-    j.Set("static_cudyn_marker", a.static_cudyn_marker);
-    j.Set("is_driver_library", a.is_driver_library);
-    j.Set("cudyn_evidence", a.links_cudyn() ? Json(CudynEvidence(a)) : Json());
-    Json imports = Json::Array();
-    for (const ImportedApi& api : a.imports) imports.Push(ImportJson(api, target));
-    j.Set("imports", std::move(imports));
-    j.Set("needs_version", a.needs_version());
-    j.Set("needs_version_text", ShortVersion(a.needs_version()));
-    j.Set("unknown_symbols", StringList(a.unknown_symbols()));
-    Json notes = Json::Array();
+    j["elf_class"] = a.elf_class;
+    j["machine"] = a.machine;
+    j["type"] = a.type;
+    j["dynamic"] = a.is_dynamic;
+    j["soname"] = a.soname.empty() ? Json() : Json(a.soname);
+    j["links_libcuda"] = !a.libcuda_needed.empty();
+    j["links_cudart"] = !a.cudart_needed.empty();
+    j["links_cudyn"] = a.links_cudyn();
+    j["libcuda_needed"] = StringList(a.libcuda_needed);
+    j["cudart_needed"] = StringList(a.cudart_needed);
+    j["cudyn_needed"] = StringList(a.cudyn_needed);
+    j["defined_driver_symbols"] = a.defined_driver_symbols;
+    j["static_cudyn_marker"] = a.static_cudyn_marker;
+    j["is_driver_library"] = a.is_driver_library;
+    j["cudyn_evidence"] = a.links_cudyn() ? Json(CudynEvidence(a)) : Json();
+    Json imports = Json::array();
+    for (const ImportedApi& api : a.imports) imports.push_back(ImportJson(api, target));
+    j["imports"] = std::move(imports);
+    j["needs_version"] = a.needs_version();
+    j["needs_version_text"] = ShortVersion(a.needs_version());
+    j["unknown_symbols"] = StringList(a.unknown_symbols());
+    Json notes = Json::array();
     for (const std::string& soname : a.cudart_needed) {
       int runtime = CudartVersion(soname);
       if (runtime > 0) {
-        notes.Push("links the CUDA runtime " + soname + ", which itself needs a driver of CUDA " +
-                   ShortVersion(runtime) + " or newer (not part of the symbol verdict)");
+        notes.push_back("links the CUDA runtime " + soname +
+                        ", which itself needs a driver of CUDA " + ShortVersion(runtime) +
+                        " or newer (not part of the symbol verdict)");
       }
     }
-    j.Set("notes", std::move(notes));
-    j.Set("warnings", StringList(a.warnings));
+    j["notes"] = std::move(notes);
+    j["warnings"] = StringList(a.warnings);
   }
-  j.Set("verdict", VerdictName(v.verdict));
-  j.Set("reason", v.reason);
-  j.Set("too_new", StringList(v.too_new));
-  j.Set("exit_code", ExitFor(v.verdict));
+  j["verdict"] = VerdictName(v.verdict);
+  j["reason"] = v.reason;
+  j["too_new"] = StringList(v.too_new);
+  j["exit_code"] = ExitFor(v.verdict);
   return j;
 }
 
@@ -407,10 +408,10 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
     }
     target = *v;
     target_text = "CUDA " + VersionText(target) + " (--target-version)";
-    target_json = Json::Object();
-    target_json.Set("version", target);
-    target_json.Set("version_text", ShortVersion(target));
-    target_json.Set("source", "--target-version");
+    target_json = Json::object();
+    target_json["version"] = target;
+    target_json["version_text"] = ShortVersion(target);
+    target_json["source"] = "--target-version";
   } else {
     OpenRequest request;
     if (!ParseOpenRequest(args, "binary", &request, err)) return kExitUsage;
@@ -419,24 +420,24 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
       target = opened.driver->effective_version();
       target_text = "CUDA " + VersionText(target) + " (effective version of the driver " +
                     opened.driver->path() + ")";
-      target_json = Json::Object();
-      target_json.Set("version", target);
-      target_json.Set("version_text", ShortVersion(target));
-      target_json.Set("source", "driver");
+      target_json = Json::object();
+      target_json["version"] = target;
+      target_json["version_text"] = ShortVersion(target);
+      target_json["source"] = "driver";
       driver_json = DriverJson(opened);
       KeepDriverLoaded(std::move(opened.driver));
     } else {
       target_text = "none: no driver found and no --target-version";
       if (opened.driver != nullptr) {
-        driver_json = Json::Object();
-        driver_json.Set("error", DriverErrorJson(*opened.driver));
-        driver_json.Set("candidates", CandidatesJson(opened.driver->candidates()));
+        driver_json = Json::object();
+        driver_json["error"] = DriverErrorJson(*opened.driver);
+        driver_json["candidates"] = CandidatesJson(opened.driver->candidates());
       }
     }
   }
 
   int exit_code = kExitOk;
-  Json files = Json::Array();
+  Json files = Json::array();
   std::vector<std::pair<BinaryAnalysis, BinaryVerdict>> results;
   for (const std::string& path : args.positional) {
     BinaryAnalysis a = AnalyzeBinary(path);
@@ -448,14 +449,14 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
   }
 
   if (args.json) {
-    Json j = Json::Object();
-    j.Set("command", "binary");
-    j.Set("target", target_json);
-    j.Set("driver", driver_json);
-    for (const auto& r : results) files.Push(FileJson(r.first, r.second, target));
-    j.Set("files", std::move(files));
-    j.Set("exit_code", exit_code);
-    out << j.Dump();
+    Json j = Json::object();
+    j["command"] = "binary";
+    j["target"] = target_json;
+    j["driver"] = driver_json;
+    for (const auto& r : results) files.push_back(FileJson(r.first, r.second, target));
+    j["files"] = std::move(files);
+    j["exit_code"] = exit_code;
+    out << JsonText(j);
     return exit_code;
   }
   out << "target: " << target_text << "\n";

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -111,12 +112,28 @@ void ParseLdSoConf(const std::string& file, const std::string& root, int depth,
       if (eq != std::string::npos) dir.resize(eq);
       if (dir.empty() || dir[0] != '/') continue;
       while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-      out->push_back({Prefixed(root, dir), "ld.so.conf (" + StripRoot(file, root) + ")"});
+      out->push_back({Prefixed(root, dir), {"ld.so.conf (" + StripRoot(file, root) + ")"}});
     }
   }
 }
 
 }  // namespace
+
+std::string JsonText(const Json& json, bool pretty) {
+  std::string text = json.dump(pretty ? 2 : -1, ' ', false, Json::error_handler_t::replace);
+  if (pretty) text.push_back('\n');
+  return text;
+}
+
+bool ParseJson(const std::string& text, Json* out, std::string* error) {
+  try {
+    *out = Json::parse(text);
+    return true;
+  } catch (const Json::exception& e) {
+    *error = e.what();
+    return false;
+  }
+}
 
 std::string ShortVersion(int version) {
   if (version <= 0) return "";
@@ -232,16 +249,8 @@ std::string LibcudaFileVersion(const std::string& path) {
 }
 
 int CompareDottedVersions(const std::string& a, const std::string& b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() || j < b.size()) {
-    long x = 0, y = 0;
-    while (i < a.size() && a[i] != '.') x = x * 10 + (a[i++] - '0');
-    while (j < b.size() && b[j] != '.') y = y * 10 + (b[j++] - '0');
-    if (x != y) return x < y ? -1 : 1;
-    if (i < a.size()) ++i;
-    if (j < b.size()) ++j;
-  }
-  return 0;
+  const int order = strverscmp(a.c_str(), b.c_str());  // GNU: digit runs compare as numbers
+  return (order > 0) - (order < 0);
 }
 
 // ---- Opening a driver -------------------------------------------------------------------------
@@ -279,20 +288,20 @@ void KeepDriverLoaded(std::unique_ptr<Driver> driver) {
   if (driver != nullptr) kept->push_back(driver.release());
 }
 
-std::string FoundByText(const std::string& found_by) {
-  if (found_by == "option") return "the --driver option";
-  if (found_by == "CUDYN_DRIVER_PATH") return "the CUDYN_DRIVER_PATH environment variable";
-  if (found_by == "already loaded") return "a libcuda.so.1 already loaded in this process";
-  if (found_by == "wsl") return "the WSL driver directory /usr/lib/wsl/lib";
-  if (found_by == "default search") {
-    return "the dynamic linker's default search for libcuda.so.1 (LD_LIBRARY_PATH, "
-           "ld.so.cache, /lib, /usr/lib)";
+std::string FoundByText(CandidateSource found_by) {
+  switch (found_by) {
+    case CandidateSource::kOption: return "the --driver option";
+    case CandidateSource::kEnvironment: return "the CUDYN_DRIVER_PATH environment variable";
+    case CandidateSource::kAlreadyLoaded: return "a libcuda.so.1 already loaded in this process";
+    case CandidateSource::kWsl: return "the WSL driver directory /usr/lib/wsl/lib";
+    case CandidateSource::kDefaultSearch:
+      return "the dynamic linker's default search for libcuda.so.1 (LD_LIBRARY_PATH, "
+             "ld.so.cache, /lib, /usr/lib)";
+    case CandidateSource::kWellKnownDirectory:
+      return "a well-known driver directory (the default search found no usable libcuda.so.1)";
+    case CandidateSource::kSearchPath: return "the search order re-created under --search-root";
   }
-  if (found_by == "well-known directory") {
-    return "a well-known driver directory (the default search found no usable libcuda.so.1)";
-  }
-  if (found_by == "search path") return "the search order re-created under --search-root";
-  return found_by;
+  return CandidateSourceName(found_by);
 }
 
 OpenedDriver OpenDriverForCheck(const OpenRequest& request) {
@@ -322,7 +331,7 @@ OpenedDriver OpenDriverForCheck(const OpenRequest& request) {
   opened.driver = Driver::Open(options);
   if (opened.driver != nullptr && opened.driver->ok()) {
     opened.found_by_text = FoundByText(opened.driver->found_by());
-    if (opened.driver->found_by() == "search path") {
+    if (opened.driver->found_by() == CandidateSource::kSearchPath) {
       for (const auto& entry : opened.simulated_search) {
         if (RealPath(entry.first) == RealPath(opened.driver->path())) {
           opened.found_by_text += ": " + entry.second;
@@ -335,49 +344,50 @@ OpenedDriver OpenDriverForCheck(const OpenRequest& request) {
 }
 
 Json CandidatesJson(const std::vector<DriverCandidate>& candidates) {
-  Json list = Json::Array();
+  Json list = Json::array();
   for (const DriverCandidate& c : candidates) {
-    Json item = Json::Object();
-    item.Set("path", c.path);
-    item.Set("source", c.source);
-    item.Set("accepted", c.accepted);
-    item.Set("cuda_version", c.cuda_version);
-    item.Set("reason", c.reason);
-    list.Push(std::move(item));
+    Json item = Json::object();
+    item["path"] = c.path;
+    item["source"] = CandidateSourceName(c.source);
+    item["accepted"] = c.accepted();
+    item["rejection"] = RejectionName(c.rejection);
+    item["cuda_version"] = c.cuda_version;
+    item["reason"] = c.reason;
+    list.push_back(std::move(item));
   }
   return list;
 }
 
 Json DriverJson(const OpenedDriver& opened) {
   const Driver& d = *opened.driver;
-  Json j = Json::Object();
-  j.Set("path", d.path());
-  j.Set("realpath", RealPath(d.path()));
+  Json j = Json::object();
+  j["path"] = d.path();
+  j["realpath"] = RealPath(d.path());
   std::string file_version = LibcudaFileVersion(d.path());
-  j.Set("library_version", file_version.empty() ? Json() : Json(file_version));
-  j.Set("found_by", d.found_by());
-  j.Set("found_by_text", opened.found_by_text);
-  j.Set("cuda_version", d.cuda_version());
-  j.Set("cuda_version_text", ShortVersion(d.cuda_version()));
-  j.Set("effective_version", d.effective_version());
-  j.Set("effective_version_text", ShortVersion(d.effective_version()));
-  j.Set("clamped", d.effective_version() != d.cuda_version());
-  j.Set("strategy", StrategyName(d.strategy()));
-  j.Set("per_thread_default_stream", d.per_thread_default_stream());
-  Json preloaded = Json::Array();
-  for (const std::string& p : opened.preloaded) preloaded.Push(p);
-  j.Set("preloaded", std::move(preloaded));
-  Json warnings = Json::Array();
-  for (const std::string& w : d.warnings()) warnings.Push(w);
-  j.Set("warnings", std::move(warnings));
+  j["library_version"] = file_version.empty() ? Json() : Json(file_version);
+  j["found_by"] = CandidateSourceName(d.found_by());
+  j["found_by_text"] = opened.found_by_text;
+  j["cuda_version"] = d.cuda_version();
+  j["cuda_version_text"] = ShortVersion(d.cuda_version());
+  j["effective_version"] = d.effective_version();
+  j["effective_version_text"] = ShortVersion(d.effective_version());
+  j["clamped"] = d.effective_version() != d.cuda_version();
+  j["strategy"] = StrategyName(d.strategy());
+  j["per_thread_default_stream"] = d.per_thread_default_stream();
+  Json preloaded = Json::array();
+  for (const std::string& p : opened.preloaded) preloaded.push_back(p);
+  j["preloaded"] = std::move(preloaded);
+  Json warnings = Json::array();
+  for (const std::string& w : d.warnings()) warnings.push_back(w);
+  j["warnings"] = std::move(warnings);
   return j;
 }
 
 Json DriverErrorJson(const Driver& driver) {
-  Json j = Json::Object();
-  j.Set("result", driver.error());
-  j.Set("name", ResultNameText(driver.error()));
-  j.Set("message", driver.last_error());
+  Json j = Json::object();
+  j["result"] = driver.error();
+  j["name"] = ResultNameText(driver.error());
+  j["message"] = driver.last_error();
   return j;
 }
 
@@ -388,9 +398,9 @@ void PrintCandidates(std::ostream& out, const std::vector<DriverCandidate>& cand
     return;
   }
   for (const DriverCandidate& c : candidates) {
-    out << indent << (c.accepted ? "accepted  " : "rejected  ") << c.path << "  [" << c.source
-        << "]";
-    if (c.accepted) {
+    out << indent << (c.accepted() ? "accepted  " : "rejected  ") << c.path << "  ["
+        << CandidateSourceName(c.source) << "]";
+    if (c.accepted()) {
       out << "  CUDA " << VersionText(c.cuda_version) << "\n";
     } else {
       out << "\n" << indent << "          " << c.reason << "\n";
@@ -422,6 +432,12 @@ void PrintNoDriver(std::ostream& out, const OpenedDriver& opened) {
 
 // ---- System library directories ---------------------------------------------------------------
 
+std::string SearchDir::SourcesText() const {
+  std::string text;
+  for (const std::string& s : sources) text += (text.empty() ? "" : ", ") + s;
+  return text;
+}
+
 std::vector<SearchDir> LdSoConfDirs(const std::string& root) {
   std::vector<SearchDir> out;
   std::set<std::string> visited;
@@ -439,7 +455,7 @@ std::vector<SearchDir> LdLibraryPathDirs() {
     size_t end = value.find_first_of(":;", start);
     if (end == std::string::npos) end = value.size();
     std::string dir = value.substr(start, end - start);
-    if (!dir.empty()) out.push_back({dir, "LD_LIBRARY_PATH"});
+    if (!dir.empty()) out.push_back({dir, {"LD_LIBRARY_PATH"}});
     start = end + 1;
   }
   return out;
@@ -448,26 +464,26 @@ std::vector<SearchDir> LdLibraryPathDirs() {
 std::vector<SearchDir> DriverScanDirs(const std::string& root) {
   std::vector<SearchDir> all;
   for (const SearchDir& d : LdLibraryPathDirs()) all.push_back(d);
-  all.push_back({Prefixed(root, "/usr/lib/wsl/lib"), "wsl"});
+  all.push_back({Prefixed(root, "/usr/lib/wsl/lib"), {"wsl"}});
   for (const SearchDir& d : LdSoConfDirs(root)) all.push_back(d);
-  for (const char* dir : kTrustedDirs) all.push_back({Prefixed(root, dir), "system directory"});
+  for (const char* dir : kTrustedDirs) all.push_back({Prefixed(root, dir), {"system directory"}});
   for (int i = 0; i < cudyn::kWellKnownDriverDirCount; ++i) {
     const char* dir = cudyn::kWellKnownDriverDirs[i];
-    all.push_back({Prefixed(root, dir), "well-known directory"});
+    all.push_back({Prefixed(root, dir), {"well-known directory"}});
   }
   for (const char* pattern : {"/usr/lib/x86_64-linux-gnu/nvidia/*", "/usr/lib64/nvidia",
                               "/usr/lib64/nvidia/*"}) {
     for (const std::string& dir : Glob(Prefixed(root, pattern))) {
-      all.push_back({dir, "distribution driver directory"});
+      all.push_back({dir, {"distribution driver directory"}});
     }
   }
   for (const std::string& dir : Glob(Prefixed(root, "/usr/local/cuda*/compat"))) {
-    all.push_back({dir, "cuda-compat (forward compatibility)"});
+    all.push_back({dir, {"cuda-compat (forward compatibility)"}});
   }
   for (const char* pattern :
        {"/usr/local/cuda*/lib64/stubs", "/usr/local/cuda*/targets/*/lib/stubs"}) {
     for (const std::string& dir : Glob(Prefixed(root, pattern))) {
-      all.push_back({dir, "CUDA toolkit stubs"});
+      all.push_back({dir, {"CUDA toolkit stubs"}});
     }
   }
   // One entry per real directory; a directory reached several ways lists every way.
@@ -480,15 +496,12 @@ std::vector<SearchDir> DriverScanDirs(const std::string& root) {
     if (it == seen.end()) {
       seen[real] = out.size();
       out.push_back(d);
-    } else if (("|" + out[it->second].source + "|").find("|" + d.source + "|") ==
-               std::string::npos) {
-      // "|" separates sources internally; shown as ", " by the callers.
-      out[it->second].source += "|" + d.source;
+    } else {
+      std::vector<std::string>& sources = out[it->second].sources;
+      for (const std::string& s : d.sources) {
+        if (std::find(sources.begin(), sources.end(), s) == sources.end()) sources.push_back(s);
+      }
     }
-  }
-  for (SearchDir& d : out) {
-    size_t pos;
-    while ((pos = d.source.find('|')) != std::string::npos) d.source.replace(pos, 1, ", ");
   }
   return out;
 }
@@ -500,7 +513,7 @@ std::vector<std::pair<std::string, std::string>> SimulatedSearchOrder(const std:
     all.emplace_back(d.path + "/libcuda.so.1", "default search (LD_LIBRARY_PATH)");
   }
   for (const SearchDir& d : LdSoConfDirs(root)) {
-    all.emplace_back(d.path + "/libcuda.so.1", "default search (" + d.source + ")");
+    all.emplace_back(d.path + "/libcuda.so.1", "default search (" + d.SourcesText() + ")");
   }
   for (const char* dir : kTrustedDirs) {
     all.emplace_back(Prefixed(root, dir) + "/libcuda.so.1", "default search (system directory)");
@@ -573,7 +586,7 @@ std::optional<Json> RunInChild(const std::function<Json()>& fn, int timeout_seco
     alarm(static_cast<unsigned>(timeout_seconds));
     std::string text;
     try {
-      text = fn().Dump(false);
+      text = JsonText(fn(), false);
     } catch (...) {
       _exit(70);
     }
@@ -614,7 +627,7 @@ std::optional<Json> RunInChild(const std::function<Json()>& fn, int timeout_seco
   }
   Json result;
   std::string error;
-  if (!Json::Parse(text, &result, &error)) {
+  if (!ParseJson(text, &result, &error)) {
     *failure = "returned unreadable output: " + error;
     return std::nullopt;
   }
@@ -625,40 +638,48 @@ Json ProbeDriverFile(const std::string& path) {
   std::string failure;
   std::optional<Json> result = RunInChild(
       [&path]() {
-        Json j = Json::Object();
+        Json j = Json::object();
         std::vector<std::string> preloaded = PreloadDriverCompanions(path);
         DriverOptions options;
         options.driver_path = path;
         options.use_environment = true;  // CUDYN_LOG; the explicit path wins over the rest
         std::unique_ptr<Driver> driver = Driver::Open(options);
         if (driver == nullptr) {
-          j.Set("accepted", false);
-          j.Set("error", kCudaErrorSharedObjectInitFailed);
-          j.Set("cuda_version", 0);
-          j.Set("reason", "out of memory");
+          j["accepted"] = false;
+          j["error"] = kCudaErrorSharedObjectInitFailed;
+          j["cuda_version"] = 0;
+          j["rejection"] = "out_of_memory";
+          j["reason"] = "out of memory";
           return j;
         }
-        j.Set("accepted", driver->ok());
-        j.Set("error", driver->error());
-        j.Set("cuda_version", driver->cuda_version());
+        j["accepted"] = driver->ok();
+        j["error"] = driver->error();
+        j["cuda_version"] = driver->cuda_version();
+        // An explicit path is the one and only candidate.
+        Rejection rejection = Rejection::kNone;
         std::string reason = driver->ok() ? "accepted" : driver->last_error();
-        if (!driver->candidates().empty()) reason = driver->candidates().back().reason;
-        j.Set("reason", reason);
-        j.Set("loaded_path", driver->ok() ? driver->path() : std::string());
-        Json pre = Json::Array();
-        for (const std::string& p : preloaded) pre.Push(p);
-        j.Set("preloaded", std::move(pre));
+        if (!driver->candidates().empty()) {
+          rejection = driver->candidates().back().rejection;
+          reason = driver->candidates().back().reason;
+        }
+        j["rejection"] = RejectionName(rejection);
+        j["reason"] = reason;
+        j["loaded_path"] = driver->ok() ? driver->path() : std::string();
+        Json pre = Json::array();
+        for (const std::string& p : preloaded) pre.push_back(p);
+        j["preloaded"] = std::move(pre);
         return j;
       },
       20, &failure);
   if (result) return *result;
-  Json j = Json::Object();
-  j.Set("accepted", false);
-  j.Set("error", kCudaErrorSharedObjectInitFailed);
-  j.Set("cuda_version", 0);
-  j.Set("reason", "probing it " + failure);
-  j.Set("loaded_path", "");
-  j.Set("preloaded", Json::Array());
+  Json j = Json::object();
+  j["accepted"] = false;
+  j["error"] = kCudaErrorSharedObjectInitFailed;
+  j["cuda_version"] = 0;
+  j["rejection"] = "probe_failed";
+  j["reason"] = "probing it " + failure;
+  j["loaded_path"] = "";
+  j["preloaded"] = Json::array();
   return j;
 }
 

@@ -12,10 +12,19 @@
 #include <vector>
 
 #include "loader/cudyn.h"
-#include "tools/json.h"
+#include "nlohmann/json.hpp"
 
 namespace cudyn {
 namespace check {
+
+// The --json documents. Objects keep insertion order, so the output is stable.
+using Json = nlohmann::ordered_json;
+
+// Two-space indented with a trailing newline when pretty, else one line. Invalid UTF-8 (from a
+// file name, say) becomes U+FFFD instead of an exception.
+std::string JsonText(const Json& json, bool pretty = true);
+// Parses one JSON document; on failure returns false and sets *error.
+bool ParseJson(const std::string& text, Json* out, std::string* error);
 
 enum ExitCode : int {
   kExitOk = 0,            // compatible / report printed
@@ -47,7 +56,7 @@ std::string DirName(const std::string& path);
 std::string BaseName(const std::string& path);
 // "535.261.03" for a file (after resolving symlinks) named libcuda.so.535.261.03, else "".
 std::string LibcudaFileVersion(const std::string& path);
-// Compares dotted numeric versions: <0, 0, >0.
+// Compares dotted numeric versions ("535.54.03" < "535.261.03") with strverscmp: -1, 0, 1.
 int CompareDottedVersions(const std::string& a, const std::string& b);
 
 // ---- Opening a driver -------------------------------------------------------------------------
@@ -85,7 +94,7 @@ std::vector<std::string> PreloadDriverCompanions(const std::string& driver_path)
 
 // {"path", "realpath", "library_version", "found_by", "found_by_text", "cuda_version", ...}
 Json DriverJson(const OpenedDriver& opened);
-// [{"path", "source", "accepted", "cuda_version", "reason"}, ...]
+// [{"path", "source", "accepted", "rejection", "cuda_version", "reason"}, ...]
 Json CandidatesJson(const std::vector<DriverCandidate>& candidates);
 // {"result", "name", "message"} for a driver that did not open.
 Json DriverErrorJson(const Driver& driver);
@@ -94,13 +103,18 @@ void PrintCandidates(std::ostream& out, const std::vector<DriverCandidate>& cand
                      const std::string& indent);
 // Human text for a driver that did not open (what was tried), for exit 3.
 void PrintNoDriver(std::ostream& out, const OpenedDriver& opened);
-std::string FoundByText(const std::string& found_by);
+// "the --driver option", "the CUDYN_DRIVER_PATH environment variable", ...
+std::string FoundByText(CandidateSource found_by);
 
 // ---- System library directories ---------------------------------------------------------------
 
 struct SearchDir {
-  std::string path;    // including the search root
-  std::string source;  // "LD_LIBRARY_PATH", "ld.so.conf (/etc/ld.so.conf.d/x.conf)", ...
+  std::string path;  // including the search root
+  // Every way this directory is reached, for people: "LD_LIBRARY_PATH",
+  // "ld.so.conf (/etc/ld.so.conf.d/x.conf)", ... (DriverScanDirs merges directories).
+  std::vector<std::string> sources;
+  // The sources joined with ", ".
+  std::string SourcesText() const;
 };
 
 // Directories named by ROOT/etc/ld.so.conf and its includes (globs, relative patterns resolved
@@ -135,8 +149,9 @@ std::optional<Json> RunInChild(const std::function<Json()>& fn, int timeout_seco
                                std::string* failure);
 
 // Opens `path` as a driver (DriverOptions.driver_path) in a child process: {"accepted", "error",
-// "cuda_version", "reason", "loaded_path", "preloaded"}. `reason` is the loader's rejection reason
-// or "accepted".
+// "cuda_version", "rejection", "reason", "loaded_path", "preloaded"}. `rejection` is
+// RejectionName() of the loader's verdict ("accepted", "stub_library", ...; "probe_failed" when
+// the child crashed or hung), `reason` its text for people.
 Json ProbeDriverFile(const std::string& path);
 
 }  // namespace check

@@ -46,17 +46,27 @@ void AddUnique(std::vector<std::string>* list, const std::string& item) {
   if (std::find(list->begin(), list->end(), item) == list->end()) list->push_back(item);
 }
 
-std::string Kind(const DriverFile& f) {
-  if (f.is_cudyn) return "cudyn";
-  if (f.probe["accepted"].as_bool()) return "driver";
-  if (f.probe["error"].as_int() == kCudaErrorStubLibrary ||
-      f.probe["reason"].as_string().find("stub") != std::string::npos) {
-    return "stub";
-  }
-  if (f.probe["reason"].as_string().find("cudyn itself") != std::string::npos) {
-    return "cudyn";
+enum class FileKind { kDriver, kStub, kCudyn, kInvalid };
+
+// The "kind" field of --json.
+const char* FileKindName(FileKind kind) {
+  switch (kind) {
+    case FileKind::kDriver: return "driver";
+    case FileKind::kStub: return "stub";
+    case FileKind::kCudyn: return "cudyn";
+    case FileKind::kInvalid: return "invalid";
   }
   return "invalid";
+}
+
+// Decided by the loader's typed verdict in the probe (RejectionName), never by its reason text.
+FileKind Kind(const DriverFile& f) {
+  if (f.is_cudyn) return FileKind::kCudyn;
+  if (f.probe.value("accepted", false)) return FileKind::kDriver;
+  const std::string rejection = f.probe.value("rejection", std::string());
+  if (rejection == RejectionName(Rejection::kStubLibrary)) return FileKind::kStub;
+  if (rejection == RejectionName(Rejection::kIsCudyn)) return FileKind::kCudyn;
+  return FileKind::kInvalid;
 }
 
 bool IsCompat(const DriverFile& f) {
@@ -76,36 +86,36 @@ Json PickInChild(const std::string& root) {
         OpenRequest request;
         request.search_root = root;
         OpenedDriver opened = OpenDriverForCheck(request);
-        Json j = Json::Object();
+        Json j = Json::object();
         if (opened.driver == nullptr) {
-          j.Set("ok", false);
-          j.Set("error", kCudaErrorSharedObjectInitFailed);
-          j.Set("message", "out of memory");
-          j.Set("candidates", Json::Array());
+          j["ok"] = false;
+          j["error"] = kCudaErrorSharedObjectInitFailed;
+          j["message"] = "out of memory";
+          j["candidates"] = Json::array();
           return j;
         }
         const Driver& d = *opened.driver;
-        j.Set("ok", d.ok());
-        j.Set("error", d.error());
-        j.Set("message", d.last_error());
-        j.Set("path", d.path());
-        j.Set("found_by", d.found_by());
-        j.Set("found_by_text", opened.found_by_text);
-        j.Set("cuda_version", d.cuda_version());
-        j.Set("effective_version", d.effective_version());
-        j.Set("candidates", CandidatesJson(d.candidates()));
-        Json warnings = Json::Array();
-        for (const std::string& w : d.warnings()) warnings.Push(w);
-        j.Set("warnings", std::move(warnings));
+        j["ok"] = d.ok();
+        j["error"] = d.error();
+        j["message"] = d.last_error();
+        j["path"] = d.path();
+        j["found_by"] = CandidateSourceName(d.found_by());
+        j["found_by_text"] = opened.found_by_text;
+        j["cuda_version"] = d.cuda_version();
+        j["effective_version"] = d.effective_version();
+        j["candidates"] = CandidatesJson(d.candidates());
+        Json warnings = Json::array();
+        for (const std::string& w : d.warnings()) warnings.push_back(w);
+        j["warnings"] = std::move(warnings);
         return j;
       },
       60, &failure);
   if (result) return *result;
-  Json j = Json::Object();
-  j.Set("ok", false);
-  j.Set("error", kCudaErrorSharedObjectInitFailed);
-  j.Set("message", "opening the driver " + failure);
-  j.Set("candidates", Json::Array());
+  Json j = Json::object();
+  j["ok"] = false;
+  j["error"] = kCudaErrorSharedObjectInitFailed;
+  j["message"] = "opening the driver " + failure;
+  j["candidates"] = Json::array();
   return j;
 }
 
@@ -140,14 +150,8 @@ int RunDrivers(const Args& args, std::ostream& out, std::ostream& err) {
       }
       DriverFile& f = files[index];
       AddUnique(&f.aliases, path);
-      // A directory reached several ways carries "a, b": keep each way once per file.
-      size_t start = 0;
-      while (start <= dir.source.size()) {
-        size_t end = dir.source.find(", ", start);
-        if (end == std::string::npos) end = dir.source.size();
-        AddUnique(&f.sources, dir.source.substr(start, end - start));
-        start = end + 2;
-      }
+      // A directory reached several ways lists each way: keep each once per file.
+      for (const std::string& source : dir.sources) AddUnique(&f.sources, source);
       // Probe the name the loader would open: libcuda.so.1 wins over other aliases.
       if (name == "libcuda.so.1" && BaseName(f.path) != "libcuda.so.1") f.path = path;
     }
@@ -166,16 +170,16 @@ int RunDrivers(const Args& args, std::ostream& out, std::ostream& err) {
   }
 
   Json pick = PickInChild(root);
-  bool picked = pick["ok"].as_bool();
+  bool picked = pick.value("ok", false);
   if (picked) {
-    std::string real = RealPath(pick["path"].as_string());
+    std::string real = RealPath(pick.value("path", std::string()));
     auto it = by_real.find(real);
     if (it == by_real.end()) {
       DriverFile f;
-      f.path = pick["path"].as_string();
+      f.path = pick.value("path", std::string());
       f.realpath = real;
       f.aliases.push_back(f.path);
-      f.sources.push_back("found by the loader (" + pick["found_by"].as_string() + ")");
+      f.sources.push_back("found by the loader (" + pick.value("found_by", std::string()) + ")");
       f.probe = ProbeDriverFile(f.path);
       by_real[real] = files.size();
       files.push_back(std::move(f));
@@ -186,64 +190,66 @@ int RunDrivers(const Args& args, std::ostream& out, std::ostream& err) {
   int exit_code = picked ? kExitOk : kExitNoDriver;
 
   if (args.json) {
-    Json j = Json::Object();
-    j.Set("command", "drivers");
-    j.Set("search_root", root.empty() ? Json() : Json(root));
-    Json dir_list = Json::Array();
+    Json j = Json::object();
+    j["command"] = "drivers";
+    j["search_root"] = root.empty() ? Json() : Json(root);
+    Json dir_list = Json::array();
     for (const SearchDir& d : dirs) {
-      Json e = Json::Object();
-      e.Set("path", d.path);
-      e.Set("source", d.source);
-      dir_list.Push(std::move(e));
+      Json e = Json::object();
+      e["path"] = d.path;
+      e["source"] = d.SourcesText();
+      dir_list.push_back(std::move(e));
     }
-    j.Set("directories", std::move(dir_list));
-    Json list = Json::Array();
+    j["directories"] = std::move(dir_list);
+    Json list = Json::array();
     for (const DriverFile& f : files) {
-      Json e = Json::Object();
-      e.Set("path", f.path);
-      e.Set("realpath", f.realpath);
-      Json aliases = Json::Array();
-      for (const std::string& a : f.aliases) aliases.Push(a);
-      e.Set("aliases", std::move(aliases));
-      Json sources = Json::Array();
-      for (const std::string& s : f.sources) sources.Push(s);
-      e.Set("sources", std::move(sources));
+      Json e = Json::object();
+      e["path"] = f.path;
+      e["realpath"] = f.realpath;
+      Json aliases = Json::array();
+      for (const std::string& a : f.aliases) aliases.push_back(a);
+      e["aliases"] = std::move(aliases);
+      Json sources = Json::array();
+      for (const std::string& s : f.sources) sources.push_back(s);
+      e["sources"] = std::move(sources);
       std::string lib_version = LibcudaFileVersion(f.path);
-      e.Set("library_version", lib_version.empty() ? Json() : Json(lib_version));
-      e.Set("kind", Kind(f));
-      e.Set("compat", IsCompat(f));
-      e.Set("accepted", f.probe["accepted"].as_bool());
-      int version = static_cast<int>(f.probe["cuda_version"].as_int());
-      e.Set("cuda_version", version);
-      e.Set("cuda_version_text", ShortVersion(version));
-      e.Set("reason", f.probe["reason"].as_string());
-      e.Set("picked", f.picked);
-      list.Push(std::move(e));
+      e["library_version"] = lib_version.empty() ? Json() : Json(lib_version);
+      e["kind"] = FileKindName(Kind(f));
+      e["compat"] = IsCompat(f);
+      e["accepted"] = f.probe.value("accepted", false);
+      int version = static_cast<int>(f.probe.value("cuda_version", 0));
+      e["cuda_version"] = version;
+      e["cuda_version_text"] = ShortVersion(version);
+      // As in Candidate, plus "probe_failed" (the probing child crashed or hung).
+      e["rejection"] = f.probe.value("rejection", std::string());
+      e["reason"] = f.probe.value("reason", std::string());
+      e["picked"] = f.picked;
+      list.push_back(std::move(e));
     }
-    j.Set("drivers", std::move(list));
+    j["drivers"] = std::move(list);
     if (picked) {
-      Json p = Json::Object();
-      p.Set("path", pick["path"].as_string());
-      p.Set("realpath", RealPath(pick["path"].as_string()));
-      p.Set("found_by", pick["found_by"].as_string());
-      p.Set("found_by_text", pick["found_by_text"].as_string());
-      p.Set("cuda_version", pick["cuda_version"].as_int());
-      p.Set("cuda_version_text", ShortVersion(static_cast<int>(pick["cuda_version"].as_int())));
-      p.Set("effective_version", pick["effective_version"].as_int());
-      j.Set("picked", std::move(p));
-      j.Set("loader_error", Json());
+      Json p = Json::object();
+      p["path"] = pick.value("path", std::string());
+      p["realpath"] = RealPath(pick.value("path", std::string()));
+      p["found_by"] = pick.value("found_by", std::string());
+      p["found_by_text"] = pick.value("found_by_text", std::string());
+      p["cuda_version"] = pick.value("cuda_version", 0);
+      p["cuda_version_text"] = ShortVersion(static_cast<int>(pick.value("cuda_version", 0)));
+      p["effective_version"] = pick.value("effective_version", 0);
+      j["picked"] = std::move(p);
+      j["loader_error"] = Json();
     } else {
-      j.Set("picked", Json());
-      Json e = Json::Object();
-      int rc = static_cast<int>(pick["error"].as_int());
-      e.Set("result", rc);
-      e.Set("name", ResultNameText(rc));
-      e.Set("message", pick["message"].as_string());
-      j.Set("loader_error", std::move(e));
+      j["picked"] = Json();
+      Json e = Json::object();
+      int rc = static_cast<int>(pick.value("error", 0));
+      e["result"] = rc;
+      e["name"] = ResultNameText(rc);
+      e["message"] = pick.value("message", std::string());
+      j["loader_error"] = std::move(e);
     }
-    j.Set("loader_candidates", pick["candidates"]);
-    j.Set("exit_code", exit_code);
-    out << j.Dump();
+    j["loader_candidates"] = pick["candidates"];
+    j["exit_code"] = exit_code;
+    out << JsonText(j);
     return exit_code;
   }
 
@@ -260,33 +266,33 @@ int RunDrivers(const Args& args, std::ostream& out, std::ostream& err) {
     std::string where;
     for (const std::string& s : f.sources) where += (where.empty() ? "" : ", ") + s;
     out << "      in: " << where << "\n";
-    std::string kind = Kind(f);
+    FileKind kind = Kind(f);
     std::string lib_version = LibcudaFileVersion(f.path);
-    if (kind == "driver") {
-      out << "      CUDA " << VersionText(static_cast<int>(f.probe["cuda_version"].as_int()));
+    if (kind == FileKind::kDriver) {
+      out << "      CUDA " << VersionText(static_cast<int>(f.probe.value("cuda_version", 0)));
       if (!lib_version.empty()) out << ", driver " << lib_version;
       if (IsCompat(f)) out << ", forward-compatibility (cuda-compat) library";
       out << "\n";
     } else {
-      if (kind == "cudyn") {
+      if (kind == FileKind::kCudyn) {
         out << "      cudyn's own drop-in (libcudyn_cuda.so) under a libcuda name, not a driver ("
-            << f.probe["reason"].as_string() << ")\n";
+            << f.probe.value("reason", std::string()) << ")\n";
       } else {
-        out << "      " << (kind == "stub" ? "toolkit stub: " : "unusable: ")
-            << f.probe["reason"].as_string() << "\n";
+        out << "      " << (kind == FileKind::kStub ? "toolkit stub: " : "unusable: ")
+            << f.probe.value("reason", std::string()) << "\n";
       }
     }
   }
   out << "\n";
   if (picked) {
-    out << "picked: " << pick["path"].as_string() << " (CUDA "
-        << VersionText(static_cast<int>(pick["cuda_version"].as_int())) << ")\n";
-    out << "  why: found by " << pick["found_by"].as_string() << ": "
-        << pick["found_by_text"].as_string() << "\n";
+    out << "picked: " << pick.value("path", std::string()) << " (CUDA "
+        << VersionText(static_cast<int>(pick.value("cuda_version", 0))) << ")\n";
+    out << "  why: found by " << pick.value("found_by", std::string()) << ": "
+        << pick.value("found_by_text", std::string()) << "\n";
   } else {
-    int rc = static_cast<int>(pick["error"].as_int());
+    int rc = static_cast<int>(pick.value("error", 0));
     out << "picked: none (" << rc << " " << ResultNameText(rc) << ")\n";
-    std::string message = pick["message"].as_string();
+    std::string message = pick.value("message", std::string());
     size_t start = 0;
     while (start < message.size()) {
       size_t end = message.find('\n', start);

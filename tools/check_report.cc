@@ -32,7 +32,7 @@ constexpr int kAttrComputeCapabilityMinor = 76;
 bool Contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
 bool IsStubProbe(const Json& probe) {
-  return probe["error"].as_int() == kCudaErrorStubLibrary || Contains(probe["reason"].as_string(), "stub");
+  return probe.value("rejection", std::string()) == RejectionName(Rejection::kStubLibrary);
 }
 
 std::string MemoryText(unsigned long long bytes) {
@@ -45,10 +45,11 @@ std::string MemoryText(unsigned long long bytes) {
 void CandidateStubFindings(const std::vector<DriverCandidate>& candidates,
                            std::vector<Finding>* findings) {
   for (const DriverCandidate& c : candidates) {
-    if (!c.accepted && Contains(c.reason, "stub")) {
+    if (c.rejection == Rejection::kStubLibrary) {
       findings->push_back({"warning", "stub",
                            "the CUDA toolkit's stub libcuda " + c.path + " was found (" +
-                               c.source + ") and skipped: it is only for linking and returns "
+                               CandidateSourceName(c.source) +
+                               ") and skipped: it is only for linking and returns "
                                "CUDA_ERROR_STUB_LIBRARY (34) from everything. Remove its "
                                "directory from the library path."});
     }
@@ -63,9 +64,7 @@ void SearchPathStubFindings(std::vector<Finding>* findings) {
       std::string path = dir.path + "/" + name;
       if (access(path.c_str(), F_OK) != 0) continue;
       if (!probed.insert(RealPath(path)).second) continue;
-      bool stub = Contains(path, "/stubs/");
-      if (!stub) stub = IsStubProbe(ProbeDriverFile(path));
-      if (!stub) continue;
+      if (!IsStubProbe(ProbeDriverFile(path))) continue;
       if (std::strcmp(name, "libcuda.so.1") == 0) {
         findings->push_back({"error", "stub",
                              "LD_LIBRARY_PATH directory " + dir.path + " holds the toolkit stub "
@@ -139,7 +138,7 @@ void KernelFindings(const Driver& d, const KernelModule& km, std::vector<Finding
 }
 
 Json DevicesJson(Driver& d, std::vector<std::string>* lines) {
-  Json devices = Json::Array();
+  Json devices = Json::array();
   auto count_fn = reinterpret_cast<CuDeviceGetCountFn>(d.Resolve(kEntry_cuDeviceGetCount));
   auto get_fn = reinterpret_cast<CuDeviceGetFn>(d.Resolve(kEntry_cuDeviceGet));
   auto name_fn = reinterpret_cast<CuDeviceGetNameFn>(d.Resolve(kEntry_cuDeviceGetName));
@@ -151,50 +150,50 @@ Json DevicesJson(Driver& d, std::vector<std::string>* lines) {
     return devices;
   }
   for (int ordinal = 0; ordinal < count && ordinal < 1024; ++ordinal) {
-    Json dev = Json::Object();
-    dev.Set("ordinal", ordinal);
+    Json dev = Json::object();
+    dev["ordinal"] = ordinal;
     int handle = 0;
     int rc = get_fn != nullptr ? get_fn(&handle, ordinal) : kCudaErrorSharedObjectSymbolNotFound;
     if (rc != 0) {
-      dev.Set("error", "cuDeviceGet: " + ResultNameText(rc));
+      dev["error"] = "cuDeviceGet: " + ResultNameText(rc);
       lines->push_back("#" + std::to_string(ordinal) + ": cuDeviceGet failed: " +
                        ResultNameText(rc));
-      devices.Push(std::move(dev));
+      devices.push_back(std::move(dev));
       continue;
     }
     char name[256] = {0};
     if (name_fn != nullptr && name_fn(name, sizeof(name) - 1, handle) == 0) {
-      dev.Set("name", std::string(name));
+      dev["name"] = std::string(name);
     } else {
-      dev.Set("name", Json());
+      dev["name"] = Json();
     }
     int major = 0, minor = 0;
     bool cc = attr_fn != nullptr && attr_fn(&major, kAttrComputeCapabilityMajor, handle) == 0 &&
               attr_fn(&minor, kAttrComputeCapabilityMinor, handle) == 0;
     std::string cc_text = cc ? std::to_string(major) + "." + std::to_string(minor) : "";
-    dev.Set("compute_capability", cc ? Json(cc_text) : Json());
-    dev.Set("compute_capability_major", cc ? Json(major) : Json());
-    dev.Set("compute_capability_minor", cc ? Json(minor) : Json());
+    dev["compute_capability"] = cc ? Json(cc_text) : Json();
+    dev["compute_capability_major"] = cc ? Json(major) : Json();
+    dev["compute_capability_minor"] = cc ? Json(minor) : Json();
     size_t bytes = 0;
     bool mem = mem_fn != nullptr && mem_fn(&bytes, handle) == 0;
-    dev.Set("total_memory_bytes", mem ? Json(static_cast<unsigned long long>(bytes)) : Json());
+    dev["total_memory_bytes"] = mem ? Json(static_cast<unsigned long long>(bytes)) : Json();
     lines->push_back("#" + std::to_string(ordinal) + ": " + (name[0] ? name : "(no name)") +
                      ", compute capability " + (cc ? cc_text : "?") + ", " +
                      (mem ? MemoryText(bytes) + " (" + std::to_string(bytes) + " bytes)"
                           : std::string("memory unknown")));
-    devices.Push(std::move(dev));
+    devices.push_back(std::move(dev));
   }
   return devices;
 }
 
 Json FindingsJson(const std::vector<Finding>& findings) {
-  Json list = Json::Array();
+  Json list = Json::array();
   for (const Finding& f : findings) {
-    Json j = Json::Object();
-    j.Set("severity", f.severity);
-    j.Set("kind", f.kind);
-    j.Set("message", f.message);
-    list.Push(std::move(j));
+    Json j = Json::object();
+    j["severity"] = f.severity;
+    j["kind"] = f.kind;
+    j["message"] = f.message;
+    list.push_back(std::move(j));
   }
   return list;
 }
@@ -206,11 +205,11 @@ void PrintFindings(std::ostream& out, const std::vector<Finding>& findings) {
 }
 
 Json KernelJson(const KernelModule& km) {
-  Json j = Json::Object();
-  j.Set("source", km.source);
-  j.Set("present", km.present);
-  j.Set("version", km.version.empty() ? Json() : Json(km.version));
-  j.Set("line", km.line.empty() ? Json() : Json(km.line));
+  Json j = Json::object();
+  j["source"] = km.source;
+  j["present"] = km.present;
+  j["version"] = km.version.empty() ? Json() : Json(km.version);
+  j["line"] = km.line.empty() ? Json() : Json(km.line);
   return j;
 }
 
@@ -256,19 +255,19 @@ bool ParseOpenRequest(const Args& args, const char* command, OpenRequest* reques
 int ReportNoDriver(const Args& args, const char* command, const OpenedDriver& opened,
                    const Json& extra_findings, std::ostream& out) {
   if (args.json) {
-    Json j = Json::Object();
-    j.Set("command", command);
-    j.Set("driver", Json());
+    Json j = Json::object();
+    j["command"] = command;
+    j["driver"] = Json();
     if (opened.driver != nullptr) {
-      j.Set("error", DriverErrorJson(*opened.driver));
-      j.Set("candidates", CandidatesJson(opened.driver->candidates()));
-      Json warnings = Json::Array();
-      for (const std::string& w : opened.driver->warnings()) warnings.Push(w);
-      j.Set("warnings", std::move(warnings));
+      j["error"] = DriverErrorJson(*opened.driver);
+      j["candidates"] = CandidatesJson(opened.driver->candidates());
+      Json warnings = Json::array();
+      for (const std::string& w : opened.driver->warnings()) warnings.push_back(w);
+      j["warnings"] = std::move(warnings);
     }
-    if (!extra_findings.is_null()) j.Set("findings", extra_findings);
-    j.Set("exit_code", kExitNoDriver);
-    out << j.Dump();
+    if (!extra_findings.is_null()) j["findings"] = extra_findings;
+    j["exit_code"] = kExitNoDriver;
+    out << JsonText(j);
   } else {
     PrintNoDriver(out, opened);
   }
@@ -319,7 +318,7 @@ int RunReport(const Args& args, std::ostream& out, std::ostream& err) {
   int init_rc = kCudaErrorSharedObjectSymbolNotFound;
   if (auto init = reinterpret_cast<CuInitFn>(d.Resolve(kEntry_cuInit))) init_rc = init(0);
   std::vector<std::string> device_lines;
-  Json devices = Json::Array();
+  Json devices = Json::array();
   if (init_rc == 0) devices = DevicesJson(d, &device_lines);
 
   // Binding summary.
@@ -340,38 +339,38 @@ int RunReport(const Args& args, std::ostream& out, std::ostream& err) {
   } keep{&opened};
 
   if (args.json) {
-    Json j = Json::Object();
-    j.Set("command", "report");
-    j.Set("driver", DriverJson(opened));
-    j.Set("candidates", CandidatesJson(d.candidates()));
+    Json j = Json::object();
+    j["command"] = "report";
+    j["driver"] = DriverJson(opened);
+    j["candidates"] = CandidatesJson(d.candidates());
     if (!opened.simulated_search.empty()) {
-      Json sim = Json::Array();
+      Json sim = Json::array();
       for (const auto& entry : opened.simulated_search) {
-        Json e = Json::Object();
-        e.Set("path", entry.first);
-        e.Set("source", entry.second);
-        sim.Push(std::move(e));
+        Json e = Json::object();
+        e["path"] = entry.first;
+        e["source"] = entry.second;
+        sim.push_back(std::move(e));
       }
-      j.Set("simulated_search", std::move(sim));
+      j["simulated_search"] = std::move(sim);
     }
-    j.Set("kernel_module", KernelJson(km));
-    j.Set("findings", FindingsJson(findings));
-    Json init = Json::Object();
-    init.Set("result", init_rc);
-    init.Set("name", ResultNameText(init_rc));
-    init.Set("description", ResultDescriptionText(init_rc));
-    init.Set("remedy", CuInitRemedy(init_rc));
-    init.Set("compatibility_error", IsDriverCompatibilityError(init_rc));
-    j.Set("cuinit", std::move(init));
-    j.Set("devices", std::move(devices));
-    Json entries = Json::Object();
-    entries.Set("total", static_cast<int>(kEntryCount));
-    entries.Set("native", native);
-    entries.Set("adapter", adapter);
-    entries.Set("missing", missing);
-    j.Set("entries", std::move(entries));
-    j.Set("exit_code", exit_code);
-    out << j.Dump();
+    j["kernel_module"] = KernelJson(km);
+    j["findings"] = FindingsJson(findings);
+    Json init = Json::object();
+    init["result"] = init_rc;
+    init["name"] = ResultNameText(init_rc);
+    init["description"] = ResultDescriptionText(init_rc);
+    init["remedy"] = CuInitRemedy(init_rc);
+    init["compatibility_error"] = IsDriverCompatibilityError(init_rc);
+    j["cuinit"] = std::move(init);
+    j["devices"] = std::move(devices);
+    Json entries = Json::object();
+    entries["total"] = static_cast<int>(kEntryCount);
+    entries["native"] = native;
+    entries["adapter"] = adapter;
+    entries["missing"] = missing;
+    j["entries"] = std::move(entries);
+    j["exit_code"] = exit_code;
+    out << JsonText(j);
     return exit_code;
   }
 
@@ -383,7 +382,8 @@ int RunReport(const Args& args, std::ostream& out, std::ostream& err) {
     if (!lib_version.empty()) out << "  (driver " << lib_version << ")";
     out << "\n";
   }
-  out << "  found by:         " << d.found_by() << ": " << opened.found_by_text << "\n";
+  out << "  found by:         " << CandidateSourceName(d.found_by()) << ": " << opened.found_by_text
+      << "\n";
   out << "CUDA version:       " << VersionText(d.cuda_version()) << "\n";
   out << "effective version:  " << VersionText(d.effective_version())
       << (d.effective_version() != d.cuda_version() ? "  (clamped)" : "") << "\n";

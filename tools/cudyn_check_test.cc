@@ -17,14 +17,16 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/util/runfiles.h"
-#include "tools/json.h"
 
 extern char** environ;
 
 namespace cudyn {
 namespace check {
 namespace {
+
+using Json = nlohmann::ordered_json;
 
 struct ToolRun {
   int exit_code = -1;
@@ -91,8 +93,8 @@ ToolRun RunTool(const std::vector<std::string>& args, const std::vector<std::str
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   run.out = ReadFile(out_path);
   run.err = ReadFile(err_path);
-  std::string error;
-  run.json_ok = Json::Parse(run.out, &run.json, &error);
+  run.json = Json::parse(run.out, nullptr, /*allow_exceptions=*/false);
+  run.json_ok = !run.json.is_discarded();
   return run;
 }
 
@@ -104,8 +106,8 @@ std::string Describe(const ToolRun& run) {
 // The row of `symbol` in an `apis --json` answer (null if absent).
 const Json& ApiRow(const Json& apis, const std::string& symbol) {
   static const Json kNull;
-  for (const Json& row : apis["apis"].items()) {
-    if (row["symbol"].as_string() == symbol) return row;
+  for (const Json& row : apis["apis"]) {
+    if (row["symbol"].get<std::string>() == symbol) return row;
   }
   return kNull;
 }
@@ -137,30 +139,31 @@ TEST_P(RealDriverReport, ReportJson) {
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok) << Describe(run);
   const Json& j = run.json;
-  EXPECT_EQ(j["command"].as_string(), "report");
-  EXPECT_EQ(j["driver"]["cuda_version"].as_int(), x.cuda_version);
-  EXPECT_EQ(j["driver"]["effective_version"].as_int(), x.cuda_version);
-  EXPECT_EQ(j["driver"]["strategy"].as_string(), x.strategy);
-  EXPECT_EQ(j["driver"]["found_by"].as_string(), "option");
-  EXPECT_EQ(j["driver"]["path"].as_string(), DriverPath(x.major));
-  EXPECT_EQ(j["driver"]["library_version"].as_string().substr(0, 3), std::to_string(x.major));
+  EXPECT_EQ(j["command"].get<std::string>(), "report");
+  EXPECT_EQ(j["driver"]["cuda_version"].get<int64_t>(), x.cuda_version);
+  EXPECT_EQ(j["driver"]["effective_version"].get<int64_t>(), x.cuda_version);
+  EXPECT_EQ(j["driver"]["strategy"].get<std::string>(), x.strategy);
+  EXPECT_EQ(j["driver"]["found_by"].get<std::string>(), "option");
+  EXPECT_EQ(j["driver"]["path"].get<std::string>(), DriverPath(x.major));
+  EXPECT_EQ(j["driver"]["library_version"].get<std::string>().substr(0, 3),
+            std::to_string(x.major));
   // No GPU on the CI machine: cuInit says no device, which is reported but is not a failure.
-  EXPECT_EQ(j["cuinit"]["result"].as_int(), 100);
-  EXPECT_EQ(j["cuinit"]["name"].as_string(), "CUDA_ERROR_NO_DEVICE");
-  EXPECT_NE(j["cuinit"]["remedy"].as_string().find("nvidia-smi"), std::string::npos);
+  EXPECT_EQ(j["cuinit"]["result"].get<int64_t>(), 100);
+  EXPECT_EQ(j["cuinit"]["name"].get<std::string>(), "CUDA_ERROR_NO_DEVICE");
+  EXPECT_NE(j["cuinit"]["remedy"].get<std::string>().find("nvidia-smi"), std::string::npos);
   EXPECT_EQ(j["devices"].size(), 0u);
   const Json& entries = j["entries"];
-  EXPECT_GT(entries["native"].as_int(), 300);
-  EXPECT_EQ(entries["native"].as_int() + entries["adapter"].as_int() +
-                entries["missing"].as_int(),
-            entries["total"].as_int());
+  EXPECT_GT(entries["native"].get<int64_t>(), 300);
+  EXPECT_EQ(entries["native"].get<int64_t>() + entries["adapter"].get<int64_t>() +
+                entries["missing"].get<int64_t>(),
+            entries["total"].get<int64_t>());
   ASSERT_EQ(j["candidates"].size(), 1u);
-  EXPECT_TRUE(j["candidates"][0]["accepted"].as_bool());
-  EXPECT_EQ(j["exit_code"].as_int(), 0);
+  EXPECT_TRUE(j["candidates"][0]["accepted"].get<bool>());
+  EXPECT_EQ(j["exit_code"].get<int64_t>(), 0);
   if (x.major == 418) {
     // 418 needs its fatbinaryloader, which the tool preloads from the driver's directory.
     ASSERT_EQ(j["driver"]["preloaded"].size(), 1u);
-    EXPECT_NE(j["driver"]["preloaded"][0].as_string().find("libnvidia-fatbinaryloader"),
+    EXPECT_NE(j["driver"]["preloaded"][0].get<std::string>().find("libnvidia-fatbinaryloader"),
               std::string::npos);
   }
 }
@@ -184,47 +187,49 @@ TEST_P(RealDriverReport, ApisJson) {
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok) << Describe(run);
   const Json& j = run.json;
-  EXPECT_EQ(j["driver"]["cuda_version"].as_int(), x.cuda_version);
-  EXPECT_EQ(j["driver"]["strategy"].as_string(), x.strategy);
+  EXPECT_EQ(j["driver"]["cuda_version"].get<int64_t>(), x.cuda_version);
+  EXPECT_EQ(j["driver"]["strategy"].get<std::string>(), x.strategy);
   ASSERT_GT(j["apis"].size(), 600u);
   int native = 0;
-  for (const Json& row : j["apis"].items()) {
+  for (const Json& row : j["apis"]) {
     for (const char* field :
          {"symbol", "base", "abi_version", "stream", "status", "driver_symbol", "via"}) {
-      ASSERT_TRUE(row.has(field)) << field;
+      ASSERT_TRUE(row.contains(field)) << field;
     }
-    const std::string& status = row["status"].as_string();
+    const std::string& status = row["status"].get<std::string>();
     ASSERT_TRUE(status == "native" || status == "adapter" || status == "missing") << status;
     if (status == "missing") {
-      EXPECT_EQ(row["via"].as_string(), "");
-      EXPECT_EQ(row["driver_symbol"].as_string(), "");
+      EXPECT_EQ(row["via"].get<std::string>(), "");
+      EXPECT_EQ(row["driver_symbol"].get<std::string>(), "");
     } else {
-      EXPECT_FALSE(row["driver_symbol"].as_string().empty()) << row["symbol"].as_string();
+      EXPECT_FALSE(row["driver_symbol"].get<std::string>().empty())
+          << row["symbol"].get<std::string>();
     }
     if (status == "native") {
       ++native;
       // Never bound above the driver's version.
-      EXPECT_LE(row["abi_version"].as_int(), x.cuda_version) << row["symbol"].as_string();
-      EXPECT_NE(row["via"].as_string(), "adapter");
+      EXPECT_LE(row["abi_version"].get<int64_t>(), x.cuda_version)
+          << row["symbol"].get<std::string>();
+      EXPECT_NE(row["via"].get<std::string>(), "adapter");
     }
     if (status == "adapter") {
-      EXPECT_EQ(row["via"].as_string(), "adapter");
+      EXPECT_EQ(row["via"].get<std::string>(), "adapter");
     }
   }
-  EXPECT_EQ(j["counts"]["native"].as_int(), native);
+  EXPECT_EQ(j["counts"]["native"].get<int64_t>(), native);
   // cuInit is everywhere and native; older drivers use dlsym for everything.
   const Json& init = ApiRow(j, "cuInit");
-  EXPECT_EQ(init["status"].as_string(), "native");
-  EXPECT_EQ(init["driver_symbol"].as_string(), "cuInit");
-  EXPECT_EQ(init["via"].as_string(), x.strategy);
+  EXPECT_EQ(init["status"].get<std::string>(), "native");
+  EXPECT_EQ(init["driver_symbol"].get<std::string>(), "cuInit");
+  EXPECT_EQ(init["via"].get<std::string>(), x.strategy);
   // cuMemAdvise_v2 (12020) is above every one of these drivers but 535: served by its adapter
   // over cuMemAdvise.
   const Json& advise = ApiRow(j, "cuMemAdvise_v2");
   if (x.cuda_version >= 12020) {
-    EXPECT_EQ(advise["status"].as_string(), "native");
+    EXPECT_EQ(advise["status"].get<std::string>(), "native");
   } else {
-    EXPECT_EQ(advise["status"].as_string(), "adapter");
-    EXPECT_EQ(advise["driver_symbol"].as_string(), "cuMemAdvise");
+    EXPECT_EQ(advise["status"].get<std::string>(), "adapter");
+    EXPECT_EQ(advise["driver_symbol"].get<std::string>(), "cuMemAdvise");
   }
 }
 
@@ -245,42 +250,42 @@ TEST(CudynCheckApis, MemAdviseV2NativeOn535) {
   ASSERT_TRUE(run.json_ok);
   EXPECT_EQ(run.json["apis"].size(), 2u);  // cuMemAdvise, cuMemAdvise_v2
   const Json& row = ApiRow(run.json, "cuMemAdvise_v2");
-  EXPECT_EQ(row["base"].as_string(), "cuMemAdvise");
-  EXPECT_EQ(row["abi_version"].as_int(), 12020);
-  EXPECT_EQ(row["stream"].as_string(), "legacy");
-  EXPECT_EQ(row["status"].as_string(), "native");
-  EXPECT_EQ(row["via"].as_string(), "cuGetProcAddress_v2");
-  EXPECT_EQ(row["driver_symbol"].as_string(), "cuMemAdvise_v2");
+  EXPECT_EQ(row["base"].get<std::string>(), "cuMemAdvise");
+  EXPECT_EQ(row["abi_version"].get<int64_t>(), 12020);
+  EXPECT_EQ(row["stream"].get<std::string>(), "legacy");
+  EXPECT_EQ(row["status"].get<std::string>(), "native");
+  EXPECT_EQ(row["via"].get<std::string>(), "cuGetProcAddress_v2");
+  EXPECT_EQ(row["driver_symbol"].get<std::string>(), "cuMemAdvise_v2");
 }
 
 TEST(CudynCheckApis, MemAdviseV2AdaptedOn535ClampedTo11040) {
   ToolRun run = RunTool({"apis", "--driver", DriverPath(535), "--max-cuda-version", "11040", "--json"});
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok);
-  EXPECT_EQ(run.json["driver"]["cuda_version"].as_int(), 12020);
-  EXPECT_EQ(run.json["driver"]["effective_version"].as_int(), 11040);
-  EXPECT_TRUE(run.json["driver"]["clamped"].as_bool());
-  EXPECT_EQ(run.json["driver"]["strategy"].as_string(), "cuGetProcAddress");
+  EXPECT_EQ(run.json["driver"]["cuda_version"].get<int64_t>(), 12020);
+  EXPECT_EQ(run.json["driver"]["effective_version"].get<int64_t>(), 11040);
+  EXPECT_TRUE(run.json["driver"]["clamped"].get<bool>());
+  EXPECT_EQ(run.json["driver"]["strategy"].get<std::string>(), "cuGetProcAddress");
   const Json& row = ApiRow(run.json, "cuMemAdvise_v2");
-  EXPECT_EQ(row["status"].as_string(), "adapter");
-  EXPECT_EQ(row["driver_symbol"].as_string(), "cuMemAdvise");
-  EXPECT_EQ(row["via"].as_string(), "adapter");
+  EXPECT_EQ(row["status"].get<std::string>(), "adapter");
+  EXPECT_EQ(row["driver_symbol"].get<std::string>(), "cuMemAdvise");
+  EXPECT_EQ(row["via"].get<std::string>(), "adapter");
 }
 
 TEST(CudynCheckApis, ClampFromTheEnvironmentAndItsRejection) {
   ToolRun clamped = RunTool({"apis", "--driver", DriverPath(535), "--json", "--base", "cuMemAdvise"},
                         {"CUDYN_MAX_CUDA_VERSION=11.4"});
   ASSERT_EQ(clamped.exit_code, 0) << Describe(clamped);
-  EXPECT_EQ(clamped.json["driver"]["effective_version"].as_int(), 11040);
+  EXPECT_EQ(clamped.json["driver"]["effective_version"].get<int64_t>(), 11040);
   // A bad value is rejected loudly: a loader warning in the report's findings.
   ToolRun bad = RunTool({"report", "--driver", DriverPath(535), "--json"},
                     {"CUDYN_MAX_CUDA_VERSION=banana"});
   ASSERT_EQ(bad.exit_code, 0) << Describe(bad);
-  EXPECT_EQ(bad.json["driver"]["effective_version"].as_int(), 12020);
+  EXPECT_EQ(bad.json["driver"]["effective_version"].get<int64_t>(), 12020);
   bool found = false;
-  for (const Json& f : bad.json["findings"].items()) {
-    if (f["kind"].as_string() == "loader_warning" &&
-        f["message"].as_string().find("banana") != std::string::npos) {
+  for (const Json& f : bad.json["findings"]) {
+    if (f["kind"].get<std::string>() == "loader_warning" &&
+        f["message"].get<std::string>().find("banana") != std::string::npos) {
       found = true;
     }
   }
@@ -293,12 +298,13 @@ TEST(CudynCheckApis, StatusFilter) {
   ASSERT_EQ(missing.exit_code, 0) << Describe(missing);
   ASSERT_TRUE(all.json_ok && missing.json_ok);
   size_t expected = 0;
-  for (const Json& row : all.json["apis"].items()) expected += row["status"].as_string() == "missing";
+  for (const Json& row : all.json["apis"])
+    expected += row["status"].get<std::string>() == "missing";
   EXPECT_GT(expected, 0u);
   EXPECT_EQ(missing.json["apis"].size(), expected);
-  for (const Json& row : missing.json["apis"].items()) {
-    EXPECT_EQ(row["status"].as_string(), "missing");
-    EXPECT_EQ(row["via"].as_string(), "");
+  for (const Json& row : missing.json["apis"]) {
+    EXPECT_EQ(row["status"].get<std::string>(), "missing");
+    EXPECT_EQ(row["via"].get<std::string>(), "");
   }
   // 470 is CUDA 11.4: e.g. the 12.x checkpoint API is missing there.
   EXPECT_FALSE(ApiRow(missing.json, "cuCheckpointProcessLock").is_null());
@@ -322,10 +328,10 @@ TEST(CudynCheckNoDriver, StubAsDriverExits3NamingTheStub) {
     EXPECT_EQ(json.exit_code, 3);
     ASSERT_TRUE(json.json_ok) << Describe(json);
     EXPECT_TRUE(json.json["driver"].is_null());
-    EXPECT_EQ(json.json["error"]["result"].as_int(), 34);
-    EXPECT_EQ(json.json["error"]["name"].as_string(), "CUDA_ERROR_STUB_LIBRARY");
-    EXPECT_NE(json.json["candidates"][0]["reason"].as_string().find("stub"), std::string::npos);
-    EXPECT_EQ(json.json["exit_code"].as_int(), 3);
+    EXPECT_EQ(json.json["error"]["result"].get<int64_t>(), 34);
+    EXPECT_EQ(json.json["error"]["name"].get<std::string>(), "CUDA_ERROR_STUB_LIBRARY");
+    EXPECT_EQ(json.json["candidates"][0]["rejection"].get<std::string>(), "stub_library");
+    EXPECT_EQ(json.json["exit_code"].get<int64_t>(), 3);
   }
 }
 
@@ -338,15 +344,16 @@ TEST(CudynCheckNoDriver, NonexistentDriverExits3) {
   ToolRun json = RunTool({"apis", "--driver", path, "--json"});
   EXPECT_EQ(json.exit_code, 3);
   ASSERT_TRUE(json.json_ok);
-  EXPECT_EQ(json.json["error"]["result"].as_int(), 303);
+  EXPECT_EQ(json.json["error"]["result"].get<int64_t>(), 303);
 }
 
 // ---- report findings --------------------------------------------------------------------------
 
 std::string FindingsOf(const Json& j, const std::string& kind) {
   std::string all;
-  for (const Json& f : j["findings"].items()) {
-    if (f["kind"].as_string() == kind) all += f["severity"].as_string() + ": " + f["message"].as_string() + "\n";
+  for (const Json& f : j["findings"]) {
+    if (f["kind"].get<std::string>() == kind)
+      all += f["severity"].get<std::string>() + ": " + f["message"].get<std::string>() + "\n";
   }
   return all;
 }
@@ -359,7 +366,7 @@ TEST(CudynCheckFindings, KernelModuleAbsentMismatchedAndMatching) {
   EXPECT_NE(FindingsOf(absent.json, "kernel_module").find("no kernel module loaded"),
             std::string::npos)
       << absent.out;
-  EXPECT_FALSE(absent.json["kernel_module"]["present"].as_bool());
+  EXPECT_FALSE(absent.json["kernel_module"]["present"].get<bool>());
   // Mismatched: a 580 kernel module under the 535 library.
   ASSERT_EQ(system(("mkdir -p " + root + "/proc/driver/nvidia").c_str()), 0);
   WriteFile(root + "/proc/driver/nvidia/version",
@@ -367,7 +374,7 @@ TEST(CudynCheckFindings, KernelModuleAbsentMismatchedAndMatching) {
             "2025\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n");
   ToolRun mismatch = RunTool({"report", "--json", "--driver", DriverPath(535), "--search-root", root});
   ASSERT_EQ(mismatch.exit_code, 0) << Describe(mismatch);
-  EXPECT_EQ(mismatch.json["kernel_module"]["version"].as_string(), "580.159.04");
+  EXPECT_EQ(mismatch.json["kernel_module"]["version"].get<std::string>(), "580.159.04");
   std::string text = FindingsOf(mismatch.json, "kernel_module");
   EXPECT_NE(text.find("warning: kernel module / library version mismatch"), std::string::npos)
       << text;
@@ -417,27 +424,27 @@ TEST(CudynCheckBinary, Cuda13ProgramNeeds12020) {
   EXPECT_EQ(old.exit_code, 1) << Describe(old);
   ASSERT_TRUE(old.json_ok) << Describe(old);
   const Json& f = OnlyFile(old);
-  EXPECT_TRUE(f["links_libcuda"].as_bool());
-  EXPECT_FALSE(f["links_cudyn"].as_bool());
-  EXPECT_EQ(f["elf_class"].as_int(), 64);
-  EXPECT_EQ(f["machine"].as_string(), "x86-64");
-  EXPECT_EQ(f["needs_version"].as_int(), 12020);
-  EXPECT_EQ(f["verdict"].as_string(), "incompatible");
+  EXPECT_TRUE(f["links_libcuda"].get<bool>());
+  EXPECT_FALSE(f["links_cudyn"].get<bool>());
+  EXPECT_EQ(f["elf_class"].get<int64_t>(), 64);
+  EXPECT_EQ(f["machine"].get<std::string>(), "x86-64");
+  EXPECT_EQ(f["needs_version"].get<int64_t>(), 12020);
+  EXPECT_EQ(f["verdict"].get<std::string>(), "incompatible");
   ASSERT_EQ(f["too_new"].size(), 1u);
-  EXPECT_EQ(f["too_new"][0].as_string(), "cuMemAdvise_v2");
+  EXPECT_EQ(f["too_new"][0].get<std::string>(), "cuMemAdvise_v2");
   bool saw_advise = false;
-  for (const Json& imp : f["imports"].items()) {
-    if (imp["symbol"].as_string() == "cuMemAdvise_v2") {
+  for (const Json& imp : f["imports"]) {
+    if (imp["symbol"].get<std::string>() == "cuMemAdvise_v2") {
       saw_advise = true;
-      EXPECT_EQ(imp["abi_version"].as_int(), 12020);
-      EXPECT_EQ(imp["base"].as_string(), "cuMemAdvise");
-      EXPECT_FALSE(imp["satisfied"].as_bool());
+      EXPECT_EQ(imp["abi_version"].get<int64_t>(), 12020);
+      EXPECT_EQ(imp["base"].get<std::string>(), "cuMemAdvise");
+      EXPECT_FALSE(imp["satisfied"].get<bool>());
     }
   }
   EXPECT_TRUE(saw_advise);
   ToolRun now = RunTool({"binary", program, "--target-version", "12020", "--json"});
   EXPECT_EQ(now.exit_code, 0) << Describe(now);
-  EXPECT_EQ(OnlyFile(now)["verdict"].as_string(), "compatible");
+  EXPECT_EQ(OnlyFile(now)["verdict"].get<std::string>(), "compatible");
   ToolRun dotted = RunTool({"binary", program, "--target-version", "12.2"});
   EXPECT_EQ(dotted.exit_code, 0) << Describe(dotted);
   EXPECT_NE(dotted.out.find("needs 12.2 (12020)"), std::string::npos) << dotted.out;
@@ -450,14 +457,14 @@ TEST(CudynCheckBinary, Cuda118ProgramNeeds8000) {
   EXPECT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok);
   const Json& f = OnlyFile(run);
-  EXPECT_EQ(f["needs_version"].as_int(), 8000);
-  EXPECT_EQ(f["verdict"].as_string(), "compatible");
+  EXPECT_EQ(f["needs_version"].get<int64_t>(), 8000);
+  EXPECT_EQ(f["verdict"].get<std::string>(), "compatible");
   bool saw_advise = false;
-  for (const Json& imp : f["imports"].items()) {
-    EXPECT_NE(imp["symbol"].as_string(), "cuMemAdvise_v2");
-    if (imp["symbol"].as_string() == "cuMemAdvise") {
+  for (const Json& imp : f["imports"]) {
+    EXPECT_NE(imp["symbol"].get<std::string>(), "cuMemAdvise_v2");
+    if (imp["symbol"].get<std::string>() == "cuMemAdvise") {
       saw_advise = true;
-      EXPECT_EQ(imp["abi_version"].as_int(), 8000);
+      EXPECT_EQ(imp["abi_version"].get<int64_t>(), 8000);
     }
   }
   EXPECT_TRUE(saw_advise);
@@ -468,8 +475,8 @@ TEST(CudynCheckBinary, TargetFromTheDriver) {
   // 535 is 12.2: compatible; clamped to 11.4 or on 470: incompatible.
   ToolRun on535 = RunTool({"binary", program, "--driver", DriverPath(535), "--json"});
   EXPECT_EQ(on535.exit_code, 0) << Describe(on535);
-  EXPECT_EQ(on535.json["target"]["version"].as_int(), 12020);
-  EXPECT_EQ(on535.json["target"]["source"].as_string(), "driver");
+  EXPECT_EQ(on535.json["target"]["version"].get<int64_t>(), 12020);
+  EXPECT_EQ(on535.json["target"]["source"].get<std::string>(), "driver");
   ToolRun clamped = RunTool(
       {"binary", program, "--driver", DriverPath(535), "--max-cuda-version", "11.4", "--json"});
   EXPECT_EQ(clamped.exit_code, 1) << Describe(clamped);
@@ -478,7 +485,7 @@ TEST(CudynCheckBinary, TargetFromTheDriver) {
   // No driver and no --target-version: undecided, exit 3.
   ToolRun none = RunTool({"binary", program, "--driver", StubPath(), "--json"});
   EXPECT_EQ(none.exit_code, 3) << Describe(none);
-  EXPECT_EQ(OnlyFile(none)["verdict"].as_string(), "undecided");
+  EXPECT_EQ(OnlyFile(none)["verdict"].get<std::string>(), "undecided");
 }
 
 TEST(CudynCheckBinary, CudynLinkedProgramsArePortable) {
@@ -488,15 +495,15 @@ TEST(CudynCheckBinary, CudynLinkedProgramsArePortable) {
     ToolRun run = RunTool({"binary", program, "--target-version", "10010", "--json"});
     EXPECT_EQ(run.exit_code, 0) << name << "\n" << Describe(run);
     ASSERT_TRUE(run.json_ok);
-    EXPECT_EQ(OnlyFile(run)["verdict"].as_string(), "portable") << name;
-    EXPECT_TRUE(OnlyFile(run)["links_cudyn"].as_bool()) << name;
-    EXPECT_FALSE(OnlyFile(run)["links_libcuda"].as_bool()) << name;
+    EXPECT_EQ(OnlyFile(run)["verdict"].get<std::string>(), "portable") << name;
+    EXPECT_TRUE(OnlyFile(run)["links_cudyn"].get<bool>()) << name;
+    EXPECT_FALSE(OnlyFile(run)["links_libcuda"].get<bool>()) << name;
     ToolRun human = RunTool({"binary", program});  // no target needed for a portable binary
     EXPECT_EQ(human.exit_code, 0) << Describe(human);
     EXPECT_NE(human.out.find("portable: links cudyn"), std::string::npos) << human.out;
   }
   ToolRun shared = RunTool({"binary", Program("mem_advise_cudyn_shared"), "--json"});
-  EXPECT_EQ(OnlyFile(shared)["cudyn_needed"][0].as_string(), "libcudyn_cuda.so");
+  EXPECT_EQ(OnlyFile(shared)["cudyn_needed"][0].get<std::string>(), "libcudyn_cuda.so");
 }
 
 // Offset of the middle of the PT_DYNAMIC segment of a little-endian ELF64 image, or 0.
@@ -559,17 +566,17 @@ TEST(CudynCheckBinary, MalformedFilesExit2WithAMessage) {
     ToolRun json = RunTool({"binary", path, "--target-version", "12020", "--json"});
     EXPECT_EQ(json.exit_code, 2);
     ASSERT_TRUE(json.json_ok) << Describe(json);
-    EXPECT_FALSE(OnlyFile(json)["ok"].as_bool());
-    EXPECT_EQ(OnlyFile(json)["verdict"].as_string(), "error");
-    EXPECT_NE(OnlyFile(json)["error"].as_string().find(message), std::string::npos);
+    EXPECT_FALSE(OnlyFile(json)["ok"].get<bool>());
+    EXPECT_EQ(OnlyFile(json)["verdict"].get<std::string>(), "error");
+    EXPECT_NE(OnlyFile(json)["error"].get<std::string>().find(message), std::string::npos);
   }
   // Bad files do not stop the others; the worst exit code wins (2 over 1 over 0).
   ToolRun mixed = RunTool({"binary", dir + "/empty", Program("mem_advise_cuda13"),
                        Program("mem_advise_cuda11_8"), "--target-version", "11040", "--json"});
   EXPECT_EQ(mixed.exit_code, 2) << Describe(mixed);
   ASSERT_EQ(mixed.json["files"].size(), 3u);
-  EXPECT_EQ(mixed.json["files"][1]["verdict"].as_string(), "incompatible");
-  EXPECT_EQ(mixed.json["files"][2]["verdict"].as_string(), "compatible");
+  EXPECT_EQ(mixed.json["files"][1]["verdict"].get<std::string>(), "incompatible");
+  EXPECT_EQ(mixed.json["files"][2]["verdict"].get<std::string>(), "compatible");
   ToolRun one_bad = RunTool({"binary", Program("mem_advise_cuda13"), Program("mem_advise_cuda11_8"),
                          "--target-version", "11040"});
   EXPECT_EQ(one_bad.exit_code, 1) << Describe(one_bad);
@@ -582,8 +589,8 @@ TEST(CudynCheckBinary, OneGiBSparseFileParses) {
   ToolRun run = RunTool({"binary", path, "--target-version", "12020", "--json"});
   EXPECT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok);
-  EXPECT_EQ(OnlyFile(run)["needs_version"].as_int(), 12020);
-  EXPECT_EQ(OnlyFile(run)["verdict"].as_string(), "compatible");
+  EXPECT_EQ(OnlyFile(run)["needs_version"].get<int64_t>(), 12020);
+  EXPECT_EQ(OnlyFile(run)["verdict"].get<std::string>(), "compatible");
 }
 
 // ---- drivers ----------------------------------------------------------------------------------
@@ -620,8 +627,8 @@ std::string MakeSystemTree(bool compat_in_ld_so_conf) {
 }
 
 const Json* DriverEntry(const Json& j, const std::string& realpath_part) {
-  for (const Json& d : j["drivers"].items()) {
-    if (d["realpath"].as_string().find(realpath_part) != std::string::npos) return &d;
+  for (const Json& d : j["drivers"]) {
+    if (d["realpath"].get<std::string>().find(realpath_part) != std::string::npos) return &d;
   }
   return nullptr;
 }
@@ -637,21 +644,21 @@ TEST(CudynCheckDrivers, ListsDriversCompatAndStubAndPicksOne) {
   const Json* d470 = DriverEntry(j, "libcuda.so.470");
   const Json* stub = DriverEntry(j, "stubs/libcuda.so");
   ASSERT_TRUE(d535 && d470 && stub) << run.out;
-  EXPECT_EQ((*d535)["cuda_version"].as_int(), 12020);
-  EXPECT_EQ((*d535)["kind"].as_string(), "driver");
+  EXPECT_EQ((*d535)["cuda_version"].get<int64_t>(), 12020);
+  EXPECT_EQ((*d535)["kind"].get<std::string>(), "driver");
   EXPECT_EQ((*d535)["aliases"].size(), 3u);  // libcuda.so, .so.1, .so.535.261.03
-  EXPECT_EQ((*d535)["path"].as_string(), root + "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
-  EXPECT_EQ((*d470)["cuda_version"].as_int(), 11040);
-  EXPECT_TRUE((*d470)["compat"].as_bool());
-  EXPECT_EQ((*stub)["kind"].as_string(), "stub");
-  EXPECT_FALSE((*stub)["accepted"].as_bool());
-  EXPECT_NE((*stub)["reason"].as_string().find("stub"), std::string::npos);
+  EXPECT_EQ((*d535)["path"].get<std::string>(), root + "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  EXPECT_EQ((*d470)["cuda_version"].get<int64_t>(), 11040);
+  EXPECT_TRUE((*d470)["compat"].get<bool>());
+  EXPECT_EQ((*stub)["kind"].get<std::string>(), "stub");
+  EXPECT_FALSE((*stub)["accepted"].get<bool>());
+  EXPECT_EQ((*stub)["rejection"].get<std::string>(), "stub_library");
   // The pick: the default search finds 535 in /usr/lib/x86_64-linux-gnu (ld.so.conf).
-  EXPECT_TRUE((*d535)["picked"].as_bool());
-  EXPECT_FALSE((*d470)["picked"].as_bool());
-  EXPECT_EQ(j["picked"]["cuda_version"].as_int(), 12020);
-  EXPECT_NE(j["picked"]["found_by_text"].as_string().find("ld.so.conf"), std::string::npos)
-      << j["picked"].Dump();
+  EXPECT_TRUE((*d535)["picked"].get<bool>());
+  EXPECT_FALSE((*d470)["picked"].get<bool>());
+  EXPECT_EQ(j["picked"]["cuda_version"].get<int64_t>(), 12020);
+  EXPECT_NE(j["picked"]["found_by_text"].get<std::string>().find("ld.so.conf"), std::string::npos)
+      << j["picked"].dump(2);
   // Human output names all three and the pick.
   ToolRun human = RunTool({"drivers", "--search-root", root});
   EXPECT_EQ(human.exit_code, 0);
@@ -668,19 +675,19 @@ TEST(CudynCheckDrivers, LdSoConfOrderDecidesThePick) {
   std::string root = MakeSystemTree(/*compat_in_ld_so_conf=*/true);
   ToolRun run = RunTool({"drivers", "--search-root", root, "--json"});
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
-  EXPECT_EQ(run.json["picked"]["cuda_version"].as_int(), 11040) << run.out;
-  EXPECT_NE(run.json["picked"]["found_by_text"].as_string().find("000-cuda-compat.conf"),
+  EXPECT_EQ(run.json["picked"]["cuda_version"].get<int64_t>(), 11040) << run.out;
+  EXPECT_NE(run.json["picked"]["found_by_text"].get<std::string>().find("000-cuda-compat.conf"),
             std::string::npos);
   // report agrees with drivers about the pick.
   ToolRun report = RunTool({"report", "--search-root", root, "--json"});
   ASSERT_EQ(report.exit_code, 0) << Describe(report);
-  EXPECT_EQ(report.json["driver"]["cuda_version"].as_int(), 11040);
+  EXPECT_EQ(report.json["driver"]["cuda_version"].get<int64_t>(), 11040);
   EXPECT_NE(FindingsOf(report.json, "compat"), "");
   // CUDYN_DRIVER_PATH overrides the search, as in applications.
   ToolRun env = RunTool({"drivers", "--search-root", root, "--json"},
                     {"CUDYN_DRIVER_PATH=" + DriverPath(535)});
-  EXPECT_EQ(env.json["picked"]["found_by"].as_string(), "CUDYN_DRIVER_PATH") << env.out;
-  EXPECT_EQ(env.json["picked"]["cuda_version"].as_int(), 12020);
+  EXPECT_EQ(env.json["picked"]["found_by"].get<std::string>(), "CUDYN_DRIVER_PATH") << env.out;
+  EXPECT_EQ(env.json["picked"]["cuda_version"].get<int64_t>(), 12020);
 }
 
 TEST(CudynCheckDrivers, OnlyTheStubMeansNoDriver) {
@@ -693,9 +700,9 @@ TEST(CudynCheckDrivers, OnlyTheStubMeansNoDriver) {
   EXPECT_EQ(run.exit_code, 3) << Describe(run);
   ASSERT_TRUE(run.json_ok);
   EXPECT_TRUE(run.json["picked"].is_null());
-  EXPECT_EQ(run.json["loader_error"]["result"].as_int(), 34);
+  EXPECT_EQ(run.json["loader_error"]["result"].get<int64_t>(), 34);
   ASSERT_EQ(run.json["drivers"].size(), 1u);
-  EXPECT_EQ(run.json["drivers"][0]["kind"].as_string(), "stub");
+  EXPECT_EQ(run.json["drivers"][0]["kind"].get<std::string>(), "stub");
   ToolRun report = RunTool({"report", "--search-root", root});
   EXPECT_EQ(report.exit_code, 3) << Describe(report);
   EXPECT_NE(report.out.find("stub"), std::string::npos);
@@ -713,9 +720,9 @@ TEST(CudynCheckDrivers, CudynDropInInstalledAsLibcudaIsNotADriver) {
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   const Json* fake = DriverEntry(run.json, "x86_64-linux-gnu/libcuda.so.1");
   ASSERT_NE(fake, nullptr) << run.out;
-  EXPECT_EQ((*fake)["kind"].as_string(), "cudyn");
-  EXPECT_FALSE((*fake)["picked"].as_bool());
-  EXPECT_EQ(run.json["picked"]["cuda_version"].as_int(), 11020);
+  EXPECT_EQ((*fake)["kind"].get<std::string>(), "cudyn");
+  EXPECT_FALSE((*fake)["picked"].get<bool>());
+  EXPECT_EQ(run.json["picked"]["cuda_version"].get<int64_t>(), 11020);
 }
 
 // ---- usage ------------------------------------------------------------------------------------

@@ -12,8 +12,10 @@ env_args=(CUDYN_LOG=off)
 if [[ "$driver" != - ]]; then
   env_args+=(CUDYN_DRIVER_PATH="$(readlink -f "$driver")")
 fi
-if ! env "${env_args[@]}" "$smoke" "$@" 2>"$log"; then
-  echo "FAIL: $smoke exited with $?; last stderr lines:" >&2
+rc=0
+env "${env_args[@]}" "$smoke" "$@" 2>"$log" || rc=$?
+if ((rc != 0)); then
+  echo "FAIL: $smoke exited with $rc; last stderr lines:" >&2
   tail -n 40 "$log" >&2
   exit 1
 fi

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -20,12 +21,22 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/util/runfiles.h"
-#include "tools/json.h"
 #include "version_tables/api_table.h"
 
 namespace cudyn {
 namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Parses a --json answer; on failure returns false and sets *error.
+bool ParseJson(const std::string& text, Json* out, std::string* error) {
+  *out = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!out->is_discarded()) return true;
+  *error = "not a JSON document";
+  return false;
+}
 
 constexpr int kTimeLimitSeconds = 60;
 
@@ -150,6 +161,20 @@ std::string Dir() {
   return dir;
 }
 
+// A corrupt libcuda.so.1 (text, so dlopen itself rejects it and dlerror() names the path) in a
+// directory whose path contains "stub": the loader must decide by its typed rejection, so this is
+// "no loadable driver" (303), never "only the toolkit stub" (34).
+std::string CorruptUnderStubbyDir() {
+  const std::string dir = Dir() + "/stubby/lib64/stubs";
+  mkdir((Dir() + "/stubby").c_str(), 0755);
+  mkdir((Dir() + "/stubby/lib64").c_str(), 0755);
+  mkdir(dir.c_str(), 0755);
+  WriteAll(dir + "/libcuda.so.1",
+           "# not a driver, and not the toolkit's stub either: a text file long enough that\n"
+           "# dlopen reads a whole ELF header and rejects it as such\n");
+  return dir + "/libcuda.so.1";
+}
+
 // The corpus of rejected candidates (made on first use).
 const std::vector<Rejected>& RejectedCorpus() {
   static const std::vector<Rejected> corpus = [] {
@@ -203,6 +228,8 @@ const std::vector<Rejected>& RejectedCorpus() {
     c.push_back({"cuDriverGetVersion says 999999", BadDriver("version_999999"), 303,
                  "cuDriverGetVersion reports an absurd CUDA version 999999"});
     c.push_back({"toolkit stub", ToolkitStub(), 34, "the CUDA toolkit's stub library"});
+    c.push_back({"corrupt file under a directory named stub*", CorruptUnderStubbyDir(), 303,
+                 "invalid ELF header"});
     return c;
   }();
   return corpus;
@@ -280,19 +307,90 @@ TEST(BadDriverCorpus, CudynCheckExits3AndNamesPathAndProblem) {
       ProcessRun json = RunProcess({Check(), command, "--driver", r.path, "--json"});
       ASSERT_TRUE(json.clean()) << json.Describe();
       EXPECT_EQ(json.exit_code, 3) << json.Describe();
-      check::Json j;
+      Json j;
       std::string error;
-      ASSERT_TRUE(check::Json::Parse(json.out, &j, &error)) << error << "\n" << json.Describe();
-      EXPECT_EQ(j["exit_code"].as_int(), 3);
+      ASSERT_TRUE(ParseJson(json.out, &j, &error)) << error << "\n" << json.Describe();
+      EXPECT_EQ(j["exit_code"].get<int64_t>(), 3);
       EXPECT_TRUE(j["driver"].is_null());
-      EXPECT_EQ(j["error"]["result"].as_int(), r.result);
-      EXPECT_NE(j["error"]["message"].as_string().find(r.path), std::string::npos);
-      EXPECT_NE(j["error"]["message"].as_string().find(r.reason), std::string::npos);
+      EXPECT_EQ(j["error"]["result"].get<int64_t>(), r.result);
+      EXPECT_NE(j["error"]["message"].get<std::string>().find(r.path), std::string::npos);
+      EXPECT_NE(j["error"]["message"].get<std::string>().find(r.reason), std::string::npos);
       ASSERT_EQ(j["candidates"].size(), 1u);
-      EXPECT_EQ(j["candidates"][0]["path"].as_string(), r.path);
-      EXPECT_FALSE(j["candidates"][0]["accepted"].as_bool());
-      EXPECT_NE(j["candidates"][0]["reason"].as_string().find(r.reason), std::string::npos);
+      EXPECT_EQ(j["candidates"][0]["path"].get<std::string>(), r.path);
+      EXPECT_FALSE(j["candidates"][0]["accepted"].get<bool>());
+      EXPECT_NE(j["candidates"][0]["reason"].get<std::string>().find(r.reason), std::string::npos);
     }
+  }
+}
+
+// Issue 13 item 5: a rejection's text names the path, and the path may say "stub"; what decides
+// 34 vs 303 (and the advice given) is the typed rejection alone.
+TEST(StubInPath, CorruptDriverUnderStubbyDirIsNoDriverNotStub) {
+  const std::string path = CorruptUnderStubbyDir();
+  ProcessRun run = RunProcess({Probe(), "loader", path});
+  ASSERT_TRUE(run.clean() && run.exit_code == 0) << run.Describe();
+  auto m = Parse(run.out);
+  EXPECT_EQ(One(m, "error"), "303");
+  EXPECT_EQ(One(m, "rejection"), "dlopen_failed");
+  EXPECT_NE(One(m, "candidate").find(path), std::string::npos);  // the text does name the path
+  const std::string last_error = One(m, "last_error");
+  EXPECT_EQ(last_error.rfind("cudyn: no loadable NVIDIA driver (libcuda.so.1)", 0), 0u)
+      << last_error;
+  EXPECT_EQ(last_error.find("toolkit's stub"), std::string::npos) << last_error;
+
+  ProcessRun dropin =
+      RunProcess({Probe(), "dropin"}, {"CUDYN_DRIVER_PATH=" + path, "CUDYN_LOG=off"});
+  ASSERT_TRUE(dropin.clean() && dropin.exit_code == 0) << dropin.Describe();
+  EXPECT_EQ(One(Parse(dropin.out), "cudynInit"), "303");
+
+  for (const char* command : {"report", "apis"}) {
+    SCOPED_TRACE(command);
+    ProcessRun human = RunProcess({Check(), command, "--driver", path});
+    ASSERT_TRUE(human.clean()) << human.Describe();
+    EXPECT_EQ(human.exit_code, 3) << human.Describe();
+    EXPECT_NE(human.out.find("no usable driver: no loadable NVIDIA driver (libcuda.so.1) was found "
+                             "(303 CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)"),
+              std::string::npos)
+        << human.Describe();
+    EXPECT_NE(human.out.find("remedy: install the NVIDIA driver"), std::string::npos)
+        << human.Describe();
+    EXPECT_EQ(human.out.find("only the CUDA toolkit's stub"), std::string::npos)
+        << human.Describe();
+    ProcessRun json = RunProcess({Check(), command, "--driver", path, "--json"});
+    ASSERT_TRUE(json.clean()) << json.Describe();
+    EXPECT_EQ(json.exit_code, 3) << json.Describe();
+    Json j;
+    std::string error;
+    ASSERT_TRUE(ParseJson(json.out, &j, &error)) << error << "\n" << json.Describe();
+    EXPECT_EQ(j["error"]["result"].get<int64_t>(), 303);
+    EXPECT_EQ(j["error"]["name"].get<std::string>(), "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED");
+    ASSERT_EQ(j["candidates"].size(), 1u);
+    EXPECT_EQ(j["candidates"][0]["rejection"].get<std::string>(), "dlopen_failed");
+  }
+
+  // `drivers` under a search root whose only libcuda.so.1 is that file: invalid, not a stub; and
+  // `report` with its directory on LD_LIBRARY_PATH finds no toolkit stub there.
+  const std::string root = Dir() + "/stubby_root";
+  const std::string lib = root + "/usr/lib/x86_64-linux-gnu";
+  ASSERT_EQ(system(("mkdir -p " + lib + " && cp " + path + " " + lib + "/libcuda.so.1").c_str()),
+            0);
+  ProcessRun drivers = RunProcess({Check(), "drivers", "--search-root", root, "--json"});
+  ASSERT_TRUE(drivers.clean()) << drivers.Describe();
+  EXPECT_EQ(drivers.exit_code, 3) << drivers.Describe();
+  Json j;
+  std::string error;
+  ASSERT_TRUE(ParseJson(drivers.out, &j, &error)) << error << "\n" << drivers.Describe();
+  EXPECT_EQ(j["loader_error"]["result"].get<int64_t>(), 303);
+  ASSERT_EQ(j["drivers"].size(), 1u) << drivers.out;
+  EXPECT_EQ(j["drivers"][0]["kind"].get<std::string>(), "invalid");
+  EXPECT_EQ(j["drivers"][0]["rejection"].get<std::string>(), "dlopen_failed");
+  ProcessRun report = RunProcess({Check(), "report", "--driver", Driver535(), "--json"},
+                                 {"LD_LIBRARY_PATH=" + path.substr(0, path.rfind('/'))});
+  ASSERT_TRUE(report.clean()) << report.Describe();
+  ASSERT_TRUE(ParseJson(report.out, &j, &error)) << error << "\n" << report.Describe();
+  for (size_t i = 0; i < j["findings"].size(); ++i) {
+    EXPECT_NE(j["findings"][i]["kind"].get<std::string>(), "stub")
+        << j["findings"][i]["message"].get<std::string>();
   }
 }
 
@@ -436,14 +534,14 @@ TEST(HalfSymbols, MissingEntriesGive302NamingSymbolAndPath) {
   ProcessRun report = RunProcess({Check(), "report", "--driver", path, "--json"});
   ASSERT_TRUE(report.clean()) << report.Describe();
   EXPECT_EQ(report.exit_code, 0) << report.Describe();
-  check::Json j;
+  Json j;
   std::string error;
-  ASSERT_TRUE(check::Json::Parse(report.out, &j, &error)) << error;
-  EXPECT_EQ(j["entries"]["missing"].as_int(), missing);
+  ASSERT_TRUE(ParseJson(report.out, &j, &error)) << error;
+  EXPECT_EQ(j["entries"]["missing"].get<int64_t>(), missing);
   ProcessRun apis = RunProcess({Check(), "apis", "--driver", path, "--status", "missing", "--json"});
   ASSERT_TRUE(apis.clean()) << apis.Describe();
   EXPECT_EQ(apis.exit_code, 0) << apis.Describe();
-  ASSERT_TRUE(check::Json::Parse(apis.out, &j, &error)) << error;
+  ASSERT_TRUE(ParseJson(apis.out, &j, &error)) << error;
   EXPECT_EQ(static_cast<int>(j["apis"].size()), missing);
 }
 

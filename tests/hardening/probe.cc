@@ -53,8 +53,9 @@ int Loader(const char* path, const char* max_version) {
     Put((p + "last_error").c_str(), driver->last_error());
     if (pass == 0) {
       for (const cudyn::DriverCandidate& c : driver->candidates()) {
-        Put("candidate", std::string(c.accepted ? "accepted" : "rejected") + "|" + c.path + "|" +
-                             c.reason);
+        Put("candidate",
+            std::string(c.accepted() ? "accepted" : "rejected") + "|" + c.path + "|" + c.reason);
+        Put("rejection", cudyn::RejectionName(c.rejection));
       }
       Put("path", driver->path());
       Put("cuda_version", driver->cuda_version());

@@ -20,9 +20,11 @@ int main() {
   cudyn::Driver& driver = cudyn::DefaultDriver();
   std::printf("error=%d\n", driver.error());
   std::printf("path=%s\n", driver.path().c_str());
-  std::printf("found_by=%s\n", driver.found_by().c_str());
+  std::printf("found_by=%s\n", driver.ok() ? cudyn::CandidateSourceName(driver.found_by()) : "");
   for (const cudyn::DriverCandidate& c : driver.candidates()) {
-    std::printf("candidate=%s|%s|%s\n", c.source.c_str(), c.path.c_str(), c.reason.c_str());
+    std::printf("candidate=%s|%s|%s\n", cudyn::CandidateSourceName(c.source), c.path.c_str(),
+                c.reason.c_str());
+    std::printf("rejection=%s\n", cudyn::RejectionName(c.rejection));
   }
   for (const std::string& w : driver.warnings()) std::printf("warning=%s\n", w.c_str());
   return 0;

@@ -52,6 +52,8 @@ fi
 [[ "$(field found_by "$tmp/setuid.out")" != CUDYN_DRIVER_PATH ]] || fail "setuid run: found_by"
 grep -qxF "candidate=CUDYN_DRIVER_PATH|$fake|ignored: the process runs with AT_SECURE (setuid/setgid)" \
   "$tmp/setuid.out" || fail "setuid run: the ignored override is not recorded as a candidate"
+grep -A1 -F "candidate=CUDYN_DRIVER_PATH|$fake|" "$tmp/setuid.out" | grep -qxF "rejection=ignored_secure" ||
+  fail "setuid run: the ignored override is not typed ignored_secure"
 grep -qxF "warning=CUDYN_DRIVER_PATH ignored in a setuid/setgid process" "$tmp/setuid.out" ||
   fail "setuid run: no warning"
 # No candidate after the ignored one is the fake (the search went on as if it were unset).

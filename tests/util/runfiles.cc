@@ -1,3 +1,4 @@
+// The test helpers over Bazel's own runfiles library (@bazel_tools//tools/cpp/runfiles).
 #include "tests/util/runfiles.h"
 
 #include <limits.h>
@@ -6,25 +7,42 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <memory>
+
+#include "tools/cpp/runfiles/runfiles.h"
 
 namespace cudyn {
 namespace testing {
 namespace {
 
-std::string Root() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  if (srcdir != nullptr && srcdir[0] != '\0') return srcdir;
-  char cwd[PATH_MAX];
-  // Outside `bazel test` the working directory is <runfiles>/cudyn.
-  if (getcwd(cwd, sizeof(cwd)) != nullptr) return std::string(cwd) + "/..";
-  return "..";
+using bazel::tools::cpp::runfiles::Runfiles;
+
+// This workspace's name (WORKSPACE: workspace(name = "cudyn")) as the runfiles tree names it.
+constexpr char kWorkspace[] = "cudyn";
+
+// Under `bazel test` from the test environment; otherwise (a test binary run by hand, or copied
+// with its .runfiles tree to another machine) from the executable's own path.
+const Runfiles* Instance() {
+  static const Runfiles* const runfiles = []() -> const Runfiles* {
+    std::string error;
+    if (Runfiles* r = Runfiles::CreateForTest(&error)) return r;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) return nullptr;
+    exe[n] = '\0';
+    return Runfiles::Create(exe, &error);
+  }();
+  return runfiles;
 }
 
-std::string Candidate(const std::string& path) {
+// The runfile's location (this workspace first, then an external repository), or "".
+std::string Locate(const std::string& path) {
+  const Runfiles* runfiles = Instance();
+  if (runfiles == nullptr || path.empty()) return "";
   struct stat st;
-  for (const std::string& c : {Root() + "/cudyn/" + path, Root() + "/" + path,
-                               Root() + "/cudyn/external/" + path}) {
-    if (lstat(c.c_str(), &st) == 0) return c;
+  for (const std::string& name : {std::string(kWorkspace) + "/" + path, path}) {
+    std::string location = runfiles->Rlocation(name);
+    if (!location.empty() && lstat(location.c_str(), &st) == 0) return location;
   }
   return "";
 }
@@ -38,19 +56,10 @@ std::string Absolute(const std::string& path) {
 }  // namespace
 
 std::string Runfile(const std::string& path) {
-  std::string c = Candidate(path);
-  if (c.empty()) return "";
+  std::string location = Locate(path);
+  if (location.empty()) return "";
   char resolved[PATH_MAX];
-  return realpath(c.c_str(), resolved) != nullptr ? std::string(resolved) : "";
-}
-
-std::string RunfileNoResolve(const std::string& path) {
-  std::string c = Candidate(path);
-  if (c.empty()) return "";
-  std::string::size_type slash = c.rfind('/');
-  char resolved[PATH_MAX];
-  if (realpath(c.substr(0, slash).c_str(), resolved) == nullptr) return "";
-  return std::string(resolved) + c.substr(slash);
+  return realpath(location.c_str(), resolved) != nullptr ? std::string(resolved) : "";
 }
 
 std::string MakeTempDir(const std::string& name) {

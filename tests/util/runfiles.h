@@ -12,10 +12,6 @@ namespace testing {
 // symlink-resolved path, or "" when it does not exist.
 std::string Runfile(const std::string& path);
 
-// Like Runfile, but keeps the last symlink (so "libcuda.so.1" stays libcuda.so.1 and does not
-// become the versioned file it points to).
-std::string RunfileNoResolve(const std::string& path);
-
 // A fresh directory under TEST_TMPDIR.
 std::string MakeTempDir(const std::string& name);
 

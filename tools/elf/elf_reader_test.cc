@@ -1,7 +1,6 @@
 // Tests for the cudyn ELF reader (tools/elf/elf_reader.h).
 //
-// Inputs are real ELF files: tools/elf/testdata (built by Bazel, or by tools/elf/local_test.sh
-// outside Bazel: a fake driver library with versioned cu* exports, an application importing known
+// Inputs are real ELF files: tools/elf/testdata (built by Bazel: a fake driver library with versioned cu* exports, an application importing known
 // symbols from it and from libc, 32-bit builds of both, static and static-pie executables), the
 // test binary itself, system binaries, and copies of these modified at test time (stripped with
 // strip/objcopy, section headers removed, truncated, corrupted). A small in-test ELF writer builds
@@ -45,7 +44,6 @@ using Bytes = std::vector<uint8_t>;
 // Environment helpers
 
 std::string TestDataPath(const std::string& name) {
-  if (const char* dir = std::getenv("ELF_TESTDATA_DIR")) return std::string(dir) + "/" + name;
   const char* srcdir = std::getenv("TEST_SRCDIR");
   const char* workspace = std::getenv("TEST_WORKSPACE");
   if (srcdir != nullptr && workspace != nullptr) {
@@ -677,7 +675,7 @@ const RealFile& Data(const std::string& name) {
 void Need(const std::string& name) {
   const std::string path = TestDataPath(name);
   ASSERT_TRUE(FileExists(path)) << "missing test data " << path
-                                << " (run under Bazel, or tools/elf/local_test.sh)";
+                                << " (run under Bazel)";
   ElfResult r = ReadElf(path);
   ASSERT_TRUE(r.ok()) << path << ": " << r.error().message;
 }
