@@ -106,14 +106,43 @@ TEST(ApiTable, CoversTheUnionOfAllDrivers) {
   EXPECT_EQ(kEntryCount, 674);
   EXPECT_EQ(static_cast<int>(bases.size()), kBaseCount);
   EXPECT_EQ(kBaseCount, 479);
-  // Each real driver's count matches its export list.
+}
+
+// Each real driver as measured on the driver itself, not read back from the generator:
+//   nm -D --defined-only libcuda.so.VERSION | awk '$2=="T" && $3 ~ /^cu[A-Z]/' | sort -u | wc -l
+// and cuDriverGetVersion (the Debian packages' libraries on a CPU machine; 580 on the H100).
+TEST(ApiTable, RealDriversMatchTheirMeasuredExportsAndVersions) {
+  struct Measured {
+    int major;
+    const char* version;
+    int cuda_version;
+    int exported;
+  };
+  const Measured kMeasured[] = {
+      {418, "418.226.00", 10010, 417}, {450, "450.248.02", 11000, 452},
+      {460, "460.106.00", 11020, 500}, {470, "470.256.02", 11040, 524},
+      {535, "535.261.03", 12020, 592}, {580, "580.159.04", 13000, 674},
+  };
+  ASSERT_EQ(kRealDriverCount, static_cast<int>(sizeof(kMeasured) / sizeof(kMeasured[0])));
   for (int k = 0; k < kRealDriverCount; ++k) {
+    const Measured& m = kMeasured[k];
+    SCOPED_TRACE(m.major);
+    EXPECT_EQ(kRealDrivers[k].major, m.major);
+    EXPECT_STREQ(kRealDrivers[k].driver_version, m.version);
+    EXPECT_EQ(kRealDrivers[k].cuda_version, m.cuda_version);
     int n = 0;
-    for (int i = 0; i < kEntryCount; ++i) n += RealDriverExports(kRealDrivers[k].major, i);
-    EXPECT_EQ(n, kRealDrivers[k].exported_count) << kRealDrivers[k].major;
+    for (int i = 0; i < kEntryCount; ++i) n += RealDriverExports(m.major, i);
+    EXPECT_EQ(n, m.exported);
+    EXPECT_EQ(kRealDrivers[k].exported_count, m.exported);
   }
-  EXPECT_EQ(kRealDrivers[0].cuda_version, 10010);
-  EXPECT_EQ(kRealDrivers[kRealDriverCount - 1].cuda_version, 13000);
+  // Symbols read off the drivers: 418 has no cuGetProcAddress (11.3) and no cuMemAdvise_v2;
+  // 535 has both cuGetProcAddress variants; only 580 has cuCtxCreate_v4 (12.5).
+  EXPECT_TRUE(RealDriverExports(418, Find("cuMemAdvise")));
+  EXPECT_FALSE(RealDriverExports(418, Find("cuGetProcAddress")));
+  EXPECT_FALSE(RealDriverExports(470, Find("cuMemAdvise_v2")));
+  EXPECT_TRUE(RealDriverExports(535, Find("cuGetProcAddress_v2")));
+  EXPECT_FALSE(RealDriverExports(535, Find("cuCtxCreate_v4")));
+  EXPECT_TRUE(RealDriverExports(580, Find("cuCtxCreate_v4")));
 }
 
 TEST(ApiTable, FindEntryIsExact) {

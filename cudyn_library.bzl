@@ -1,0 +1,62 @@
+"""cudyn_library: a cc_library and its twin for embedding, from one list of sources and options.
+
+The embedding twin (//stubs:cudyn_cuda_embed and what it links) compiles the same sources with
+every symbol hidden, and links the embedding twins of the cudyn libraries it depends on, so a
+binding (Python, Rust, ...) can carry cudyn without exporting any of it.
+"""
+
+# What makes a library an embedding twin: nothing it defines is visible outside the final binary.
+EMBED_COPTS = [
+    "-fvisibility=hidden",
+    "-fvisibility-inlines-hidden",
+]
+
+def _embed_label(label):
+    """//loader:cudyn -> //loader:cudyn_embed, :api_table -> :api_table_embed."""
+    if ":" in label:
+        return label + "_embed"
+    return label + ":" + label.rsplit("/", 1)[-1] + "_embed"
+
+def cudyn_library(
+        name,
+        embed_name = None,
+        copts = [],
+        embed_copts = [],
+        deps = [],
+        cudyn_deps = [],
+        alwayslink = False,
+        embed_alwayslink = None,
+        visibility = None,
+        embed_visibility = None,
+        **kwargs):
+    """Declares cc_library `name` and its embedding twin `embed_name`.
+
+    Args:
+      name: the normal library.
+      embed_name: the twin (default name + "_embed").
+      copts: for both.
+      embed_copts: the twin's extra copts, after EMBED_COPTS (e.g. ["-DCUDYN_EMBED"]).
+      deps: dependencies of both, as they are.
+      cudyn_deps: other cudyn_library targets: the twin depends on their twins instead.
+      alwayslink: for the normal library.
+      embed_alwayslink: for the twin (default: alwayslink).
+      visibility: of the normal library (default: the package's).
+      embed_visibility: of the twin (default: the package's).
+      **kwargs: srcs, hdrs, textual_hdrs, linkopts, ... for both.
+    """
+    native.cc_library(
+        name = name,
+        copts = copts,
+        deps = cudyn_deps + deps,
+        alwayslink = alwayslink,
+        visibility = visibility,
+        **kwargs
+    )
+    native.cc_library(
+        name = embed_name or name + "_embed",
+        copts = copts + EMBED_COPTS + embed_copts,
+        deps = [_embed_label(d) for d in cudyn_deps] + deps,
+        alwayslink = alwayslink if embed_alwayslink == None else embed_alwayslink,
+        visibility = embed_visibility,
+        **kwargs
+    )
