@@ -143,13 +143,31 @@ CUDYN_STUB_API CUresult CUDAAPI cuGetProcAddress_v2(const char* symbol, void** p
 }
 #endif
 
+// cuGetErrorName / cuGetErrorString: with a driver open, the driver's own answer (bound through
+// the table like every entry); with none, the real drivers' strings (loader/results.cc). Unknown
+// codes: 1 (CUDA_ERROR_INVALID_VALUE) and *pStr = NULL, as every real driver (418..580) answers.
+// A NULL pStr is 1 here; the drivers crash on it.
 #undef cuGetErrorName
 CUDYN_STUB_API CUresult CUDAAPI cuGetErrorName(CUresult error, const char** pStr) {
+  if (pStr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  cudyn::Driver& driver = cudyn::DefaultDriver();
+  if (driver.ok()) {
+    if (void* fn = driver.Resolve(cudyn::kEntry_cuGetErrorName)) {
+      return reinterpret_cast<CUresult(CUDAAPI*)(CUresult, const char**)>(fn)(error, pStr);
+    }
+  }
   return static_cast<CUresult>(cudyn::ResultName(error, pStr));
 }
 
 #undef cuGetErrorString
 CUDYN_STUB_API CUresult CUDAAPI cuGetErrorString(CUresult error, const char** pStr) {
+  if (pStr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  cudyn::Driver& driver = cudyn::DefaultDriver();
+  if (driver.ok()) {
+    if (void* fn = driver.Resolve(cudyn::kEntry_cuGetErrorString)) {
+      return reinterpret_cast<CUresult(CUDAAPI*)(CUresult, const char**)>(fn)(error, pStr);
+    }
+  }
   return static_cast<CUresult>(cudyn::ResultString(error, pStr));
 }
 

@@ -124,6 +124,43 @@ int DriverGetVersion(int index, int* version) {
   return Record(index, Pack(version), result);
 }
 
+namespace {
+
+struct ErrorText {
+  int code;
+  const char* name;
+  const char* text;
+};
+
+#define CUDYN_ERROR_STRING(code, name, text, first_major, last_major) {code, name, text},
+constexpr ErrorText kErrorTexts[] = {
+#include "version_tables/cudyn_error_strings.inc"
+};
+#undef CUDYN_ERROR_STRING
+
+int AnswerErrorText(int index, int result, const char** out, bool want_name) {
+  int status;
+  if (!Injected(index, &status)) {
+    const char* found = nullptr;
+    for (const auto& e : kErrorTexts) {
+      if (e.code == result) found = want_name ? e.name : e.text;
+    }
+    status = out == nullptr || found == nullptr ? kInvalidValue : 0;
+    if (out != nullptr) *out = found;
+  }
+  return Record(index, Pack(result, out), status);
+}
+
+}  // namespace
+
+int ErrorName(int index, int result, const char** out) {
+  return AnswerErrorText(index, result, out, /*want_name=*/true);
+}
+
+int ErrorString(int index, int result, const char** out) {
+  return AnswerErrorText(index, result, out, /*want_name=*/false);
+}
+
 int GetProcAddressV1(int index, const char* symbol, void** pfn, int version, cuuint64_t flags) {
   int result;
   if (!Injected(index, &result)) {

@@ -84,6 +84,10 @@ int Call(int index, const A&... values) {
 }
 
 int DriverGetVersion(int index, int* version);
+// cuGetErrorName/cuGetErrorString as the real drivers answer them (the newest known text); an
+// unknown code returns 1 and stores NULL, as they do.
+int ErrorName(int index, int result, const char** out);
+int ErrorString(int index, int result, const char** out);
 int GetProcAddressV1(int index, const char* symbol, void** pfn, int version, cuuint64_t flags);
 int GetProcAddressV2(int index, const char* symbol, void** pfn, int version, cuuint64_t flags,
                      int* symbol_status);
