@@ -20,8 +20,9 @@
 #   3. apt-get install of the build dependencies (BUILD_DEPS below).
 #   4. apt-get download (never install) of the real drivers and old CUDA headers, exact versions taken from
 #      `apt-cache madison` for the right suite, then extraction into the cache:
-#        <cache>/drivers/418/libcuda.so.418.226.00, libcuda.so.1 -> ..., libnvidia-fatbinaryloader.so.418.226.00
-#        <cache>/drivers/{450,460,470,535}/libcuda.so.<version>, libcuda.so.1 -> libcuda.so.<version>
+#        <cache>/drivers/<major>/libcuda.so.<version>, libcuda.so.1 -> libcuda.so.<version>, and the extra
+#                 libraries the driver needs (418: libnvidia-fatbinaryloader.so.418.226.00); the drivers,
+#                 their packages and suites are listed once, in REAL_DRIVERS of third_party/nvidia_drivers.bzl
 #        <cache>/cuda-11.8/usr/include/...   (nvidia-cuda-dev 11.8.89, bookworm)
 #        <cache>/cuda-11.2/usr/include/...   (nvidia-cuda-dev 11.2.2, bullseye)
 #        <cache>/debs/*.deb                  (downloaded packages; the nvidia-cuda-dev ones are deleted after use)
@@ -41,23 +42,11 @@ readonly KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # libgcc-12-dev ships; they are listed explicitly so a minimal install cannot miss them.
 readonly BUILD_DEPS=(
   bazel-bootstrap g++ python3 binutils file
-  libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev libfmt-dev nlohmann-json3-dev liblz4-dev libzstd-dev
   clang-14 libclang-rt-14-dev
   libgcc-12-dev libasan8 liblsan0 libtsan2 libubsan1
   gcc-multilib
-)
-
-# Cache entries: name | destination kind | suite family | package:version-regex ...
-# Suite family "bookworm" accepts bookworm, bookworm-updates, bookworm-security (never backports);
-# "bullseye" likewise.  The driver majors are fixed; the exact versions come from apt.
-readonly ENTRIES=(
-  "drivers/418|driver|bullseye|libnvidia-tesla-418-cuda1:418\.|libnvidia-tesla-418-fatbinaryloader:418\."
-  "drivers/450|driver|bullseye|libnvidia-tesla-450-cuda1:450\."
-  "drivers/460|driver|bullseye|libnvidia-tesla-460-cuda1:460\."
-  "drivers/470|driver|bookworm|libnvidia-tesla-470-cuda1:470\."
-  "drivers/535|driver|bookworm|libcuda1:535\."
-  "cuda-11.8|headers|bookworm|nvidia-cuda-dev:11\.8\."
-  "cuda-11.2|headers|bullseye|nvidia-cuda-dev:11\.2\."
+  cmake make pkgconf
 )
 
 log() { printf 'fetch_deps: %s\n' "$*"; }
@@ -66,6 +55,50 @@ die() {
   printf 'fetch_deps: ERROR: %s\n' "$*" >&2
   exit 1
 }
+
+# The real drivers come from REAL_DRIVERS in nvidia_drivers.bzl (the one list; Bazel reads it too):
+#   "<major>": (<cuda version>, "<suite family>", ["<package>", ...], ["<extra library>", ...]),
+# read_real_drivers appends one cache entry per driver to ENTRIES and fills DRIVER_EXTRA_LIBS.
+DRIVERS_BZL="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/nvidia_drivers.bzl"
+readonly DRIVERS_BZL
+declare -A DRIVER_EXTRA_LIBS=()
+ENTRIES=()
+read_real_drivers() {
+  local text item major family pkgs extras entry p
+  local re='^"([0-9]+)":\(([0-9]+),"([a-z]+)",\[([^]]*)\],\[([^]]*)\]$'
+  [[ -f $DRIVERS_BZL ]] || die "$DRIVERS_BZL not found (it lists the real drivers)"
+  # The dict's text without comments and blanks: "418":(10010,"bullseye",["a","b"],["c"]),"450":(...),
+  text=$(sed -n '/^REAL_DRIVERS = {$/,/^}$/p' "$DRIVERS_BZL" | sed 's/#.*//' | tr -d ' \t\n')
+  text=${text#REAL_DRIVERS=\{}
+  text=${text%\}}
+  text=${text//,]/]}
+  text=${text//,)/)}
+  [[ -n $text ]] || die "no REAL_DRIVERS = { ... } block in $DRIVERS_BZL"
+  while [[ -n $text ]]; do
+    item=${text%%)*}
+    text=${text#*)}
+    text=${text#,}
+    [[ $item =~ $re ]] || die "$DRIVERS_BZL: cannot read the REAL_DRIVERS entry '$item)'"
+    major=${BASH_REMATCH[1]} family=${BASH_REMATCH[3]} pkgs=${BASH_REMATCH[4]} extras=${BASH_REMATCH[5]}
+    entry="drivers/$major|driver|$family"
+    IFS=, read -r -a pkgs <<<"${pkgs//\"/}"
+    ((${#pkgs[@]})) || die "$DRIVERS_BZL: driver $major lists no package"
+    for p in "${pkgs[@]}"; do entry+="|$p:$major\\."; done
+    ENTRIES+=("$entry")
+    DRIVER_EXTRA_LIBS[$major]=${extras//[\",]/ }
+  done
+  ((${#ENTRIES[@]})) || die "$DRIVERS_BZL lists no driver"
+}
+read_real_drivers
+
+# Cache entries: name | destination kind | suite family | package:version-regex ...
+# Suite family "bookworm" accepts bookworm, bookworm-updates, bookworm-security (never backports);
+# "bullseye" likewise.  The exact versions come from apt.
+ENTRIES+=(
+  "cuda-11.8|headers|bookworm|nvidia-cuda-dev:11\.8\."
+  "cuda-11.2|headers|bullseye|nvidia-cuda-dev:11\.2\."
+)
+readonly ENTRIES DRIVER_EXTRA_LIBS
 # shellcheck disable=SC2154  # rc is assigned inside the trap string
 trap 'rc=$?; printf "fetch_deps: ERROR: command failed (exit %d) at line %d: %s\n" "$rc" "$LINENO" "$BASH_COMMAND" >&2' ERR
 
@@ -95,10 +128,11 @@ check_entry() {
       [[ $real == libcuda.so.$major.* ]] || problems+=("$dir/libcuda.so.1 -> $real (expected libcuda.so.$major.*)")
       is_elf "$dir/$real" || problems+=("$dir/$real is missing or not an ELF file")
     fi
-    if [[ $major == 418 ]]; then
-      local fbl=("$dir"/libnvidia-fatbinaryloader.so.418.*)
-      is_elf "${fbl[0]}" || problems+=("$dir/libnvidia-fatbinaryloader.so.418.* missing (libcuda 418 needs it)")
-    fi
+    local lib found
+    for lib in ${DRIVER_EXTRA_LIBS[$major]}; do
+      found=("$dir/$lib.so.$major."*)
+      is_elf "${found[0]}" || problems+=("$dir/$lib.so.$major.* missing (libcuda $major needs it)")
+    done
   else
     local want=${name#cuda-} h="$dir/usr/include/cuda.h"
     want=$((${want%%.*} * 1000 + ${want#*.} * 10))
@@ -277,7 +311,7 @@ download() {
 
 # extract_driver <dest-dir> <major> <deb>...
 extract_driver() {
-  local dest=$1 major=$2 stage deb x f
+  local dest=$1 major=$2 stage deb x f lib
   shift 2
   stage=$(mktemp -d "$CACHE/.stage.XXXXXX")
   x="$stage/x"
@@ -289,11 +323,11 @@ extract_driver() {
   ((${#f[@]} == 1)) || die "expected one libcuda.so.$major.* in $*, found ${#f[@]}"
   cp -p "${f[0]}" "$stage/out/"
   ln -s "$(basename "${f[0]}")" "$stage/out/libcuda.so.1"
-  if [[ $major == 418 ]]; then
-    mapfile -t f < <(find "$x" -type f -name "libnvidia-fatbinaryloader.so.418.*")
-    ((${#f[@]} == 1)) || die "expected one libnvidia-fatbinaryloader.so.418.* in $*, found ${#f[@]}"
+  for lib in ${DRIVER_EXTRA_LIBS[$major]}; do
+    mapfile -t f < <(find "$x" -type f -name "$lib.so.$major.*")
+    ((${#f[@]} == 1)) || die "expected one $lib.so.$major.* in $*, found ${#f[@]}"
     cp -p "${f[0]}" "$stage/out/"
-  fi
+  done
   rm -rf "$dest"
   mkdir -p "$(dirname "$dest")"
   mv "$stage/out" "$dest"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the test programs of tools/fatbin and tools/layers with the real nvcc:
+#   nvcc_programs.sh KERNEL_CU HOST_CPP OUTDIR
+# nvcc: $CUDA_PATH/bin/nvcc, else /usr/local/cuda-13.0/bin/nvcc. Fails (never skips) without it.
+set -euo pipefail
+cu="$(realpath "$1")"
+cpp="$(realpath "$2")"
+out="$(realpath -m "$3")"
+nvcc="${CUDA_PATH:-/usr/local/cuda-13.0}/bin/nvcc"
+[[ -x "$nvcc" ]] || { echo "nvcc_programs: no nvcc at $nvcc (set CUDA_PATH)" >&2; exit 1; }
+mkdir -p "$out"
+export TMPDIR="$out/tmp"
+mkdir -p "$TMPDIR"
+build() {  # name, nvcc options...
+  local name="$1"
+  shift
+  "$nvcc" "$@" -o "$out/$name" "$cu"
+}
+build default
+build cudart_shared -cudart shared
+"$nvcc" -cudart none -o "$out/cudart_none" "$cpp"
+build ptx_compute80 -gencode arch=compute_80,code=compute_80
+build sass_sm80 -gencode arch=compute_80,code=sm_80
+build sass_sm90a -gencode arch=compute_90a,code=sm_90a
+build multi -gencode arch=compute_75,code=sm_75 -gencode 'arch=compute_90,code=[sm_90,compute_90]' \
+  -gencode arch=compute_100f,code=sm_100f
+build uncompressed --compress-mode=none
+build speed_lz4 --compress-mode=speed -cudart shared
+build rdc_object -rdc=true -c -gencode 'arch=compute_80,code=[sm_80,compute_80]'
+rm -rf "$TMPDIR"

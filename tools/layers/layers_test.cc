@@ -1,0 +1,311 @@
+// Layer analyses and verdicts for programs built by the real CUDA 13.0 nvcc
+// (//tools/fatbin:nvcc_programs) and the toolkit's libraries. The expected verdicts follow from
+// the nvcc options and the rules in verdict.h, not from the tool's output:
+//   default        static 13.0 runtime, sm_75 SASS + compute_75 PTX (ISA 9.0)
+//   cudart_shared  DT_NEEDED libcudart.so.13, same device code
+//   cudart_none    host-only C++, no runtime, no device code
+//   ptx_compute80  static runtime, compute_80 PTX (ISA 9.0) only
+//   sass_sm80      static runtime, sm_80 SASS only
+//   sass_sm90a     static runtime, sm_90a SASS only
+//   multi          static runtime, sm_75 + sm_90 + compute_90 + sm_100f
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "tools/layers/analyze.h"
+#include "tools/layers/verdict.h"
+
+namespace cudyn {
+namespace layers {
+namespace {
+
+std::string Program(const std::string& name) { return "tools/fatbin/nvcc/" + name; }
+
+std::string CudaLib(const std::string& name) {
+  const char* cp = std::getenv("CUDA_PATH");
+  return std::string(cp && *cp ? cp : "/usr/local/cuda-13.0") + "/lib64/" + name;
+}
+
+FileLayers Load(const std::string& path) {
+  FileLayers f = AnalyzeFile(path);
+  EXPECT_TRUE(f.ok) << path << ": " << f.error;
+  return f;
+}
+
+Target On(int cuda, const char* gpu) {
+  Target t;
+  t.cuda_version = cuda;
+  if (gpu) {
+    t.has_gpu = true;
+    EXPECT_TRUE(ParseGpuArch(gpu, &t.gpu)) << gpu;
+  }
+  return t;
+}
+
+// Runs / deciding layer / CUDA error of the whole file.
+void ExpectVerdict(const FileLayers& f, const Target& t, bool runs, Layer layer, int error) {
+  const FileVerdict v = Decide(f.runtime, f.kernels, t);
+  EXPECT_EQ(v.runs, runs) << v.reason;
+  EXPECT_EQ(v.deciding_layer, layer) << LayerName(v.deciding_layer) << ": " << v.reason;
+  EXPECT_EQ(v.cuda_error, error) << v.reason;
+  if (!runs) {
+    EXPECT_FALSE(v.reason.empty());
+  }
+}
+
+// The kernel layer alone (the file's runtime would fail first on an old driver).
+void ExpectKernels(const FileLayers& f, const Target& t, Status status, int error,
+                   const std::string& image = "") {
+  const LayerVerdict v = JudgeKernels(f.kernels, t);
+  EXPECT_EQ(v.status, status) << v.reason;
+  EXPECT_EQ(v.cuda_error, error) << v.reason;
+  if (!image.empty()) {
+    EXPECT_EQ(v.image.compare(0, image.size(), image), 0) << v.image;
+  }
+}
+
+TEST(PtxIsaTable, KnownReleases) {
+  EXPECT_EQ(MinDriverForPtxIsa(6, 4), 10010);
+  EXPECT_EQ(MinDriverForPtxIsa(7, 0), 11000);
+  EXPECT_EQ(MinDriverForPtxIsa(7, 8), 11080);
+  EXPECT_EQ(MinDriverForPtxIsa(8, 0), 12000);
+  EXPECT_EQ(MinDriverForPtxIsa(8, 4), 12040);
+  EXPECT_EQ(MinDriverForPtxIsa(8, 5), 12050);
+  EXPECT_EQ(MinDriverForPtxIsa(8, 6), 12070);  // 12.6 added no ISA
+  EXPECT_EQ(MinDriverForPtxIsa(8, 7), 12080);
+  EXPECT_EQ(MinDriverForPtxIsa(9, 0), 13000);
+  EXPECT_EQ(MinDriverForPtxIsa(99, 0), 0);  // newer than the table: no known driver
+}
+
+TEST(GpuArch, Parse) {
+  GpuArch a;
+  ASSERT_TRUE(ParseGpuArch("sm_90a", &a));
+  EXPECT_EQ(a.major, 9);
+  EXPECT_EQ(a.minor, 0);
+  EXPECT_EQ(a.variant, 'a');
+  ASSERT_TRUE(ParseGpuArch("sm_103", &a));
+  EXPECT_EQ(a.major, 10);
+  EXPECT_EQ(a.minor, 3);
+  ASSERT_TRUE(ParseGpuArch("8.6", &a));
+  EXPECT_EQ(a.number(), 86);
+  ASSERT_TRUE(ParseGpuArch("120", &a));
+  EXPECT_EQ(a.Name(), "sm_120");
+  EXPECT_FALSE(ParseGpuArch("sm_", &a));
+  EXPECT_FALSE(ParseGpuArch("gpu", &a));
+  EXPECT_FALSE(ParseGpuArch("sm_9x", &a));
+}
+
+TEST(ImageRules, SassAndPtx) {
+  const GpuArch sm80{8, 0, 0}, sm86{8, 6, 0}, sm90{9, 0, 0}, sm90a{9, 0, 'a'}, sm100f{10, 0, 'f'},
+      sm103{10, 3, 0}, sm100{10, 0, 0}, sm120{12, 0, 0};
+  EXPECT_TRUE(SassRunsOn(sm80, sm86));
+  EXPECT_FALSE(SassRunsOn(sm86, sm80));
+  EXPECT_FALSE(SassRunsOn(sm80, sm90));
+  EXPECT_TRUE(SassRunsOn(sm90a, sm90));
+  EXPECT_FALSE(SassRunsOn(sm90a, sm100));
+  EXPECT_TRUE(SassRunsOn(sm100f, sm103));
+  EXPECT_FALSE(SassRunsOn(sm100f, sm120));
+  EXPECT_TRUE(PtxTargets(sm80, sm120));
+  EXPECT_FALSE(PtxTargets(sm90, sm86));
+  EXPECT_FALSE(PtxTargets(sm90a, sm100));
+  EXPECT_TRUE(PtxTargets(sm100f, sm103));
+  EXPECT_FALSE(PtxTargets(sm100f, sm120));
+}
+
+TEST(RuntimeLayer, FamilyFromSoname) {
+  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.13"), 13000);
+  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.12"), 12000);
+  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.11.0"), 11000);
+  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.10.2"), 10020);
+  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.10.1"), 10010);
+  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.10.0"), 10000);
+  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so"), 0);
+  EXPECT_EQ(RuntimeFamilyMinDriver("libcuda.so.1"), 0);
+  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.x"), 0);
+}
+
+TEST(RuntimeLayer, StaticRuntimeOfDefaultBuild) {
+  const FileLayers f = Load(Program("default"));
+  EXPECT_EQ(f.runtime.linkage, RuntimeLinkage::kStatic);
+  EXPECT_EQ(f.runtime.runtime_version, 13000);
+  EXPECT_EQ(f.runtime.min_driver, 13000);
+}
+
+TEST(RuntimeLayer, StaticRuntimeSurvivesStrip) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  ASSERT_NE(tmp, nullptr);
+  const std::string out = std::string(tmp) + "/ptx_compute80.stripped";
+  ASSERT_EQ(std::system(("strip -o '" + out + "' '" + Program("ptx_compute80") + "'").c_str()), 0);
+  // PTX-only: no cubin, so no nvcc ident either; the version comes from the runtime's own table.
+  const FileLayers f = Load(out);
+  EXPECT_EQ(f.runtime.linkage, RuntimeLinkage::kStatic);
+  EXPECT_EQ(f.runtime.runtime_version, 13000);
+}
+
+TEST(RuntimeLayer, SharedAndNone) {
+  const FileLayers shared = Load(Program("cudart_shared"));
+  EXPECT_EQ(shared.runtime.linkage, RuntimeLinkage::kDynamic);
+  EXPECT_EQ(shared.runtime.library, "libcudart.so.13");
+  EXPECT_EQ(shared.runtime.min_driver, 13000);
+  const FileLayers none = Load(Program("cudart_none"));
+  EXPECT_EQ(none.runtime.linkage, RuntimeLinkage::kNone);
+  EXPECT_FALSE(none.kernels.has_device_code);
+}
+
+TEST(RuntimeLayer, RealRuntimeLibrary) {
+  const FileLayers f = Load(CudaLib("libcudart.so.13"));
+  EXPECT_EQ(f.runtime.linkage, RuntimeLinkage::kIsRuntime);
+  EXPECT_EQ(f.runtime.min_driver, 13000);
+  size_t records = 0;
+  // The table the static fingerprint reads is the shared runtime's too.
+  const std::string path = CudaLib("libcudart.so.13");
+  FILE* fp = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(fp, nullptr);
+  std::string bytes;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, fp)) > 0) bytes.append(buf, n);
+  std::fclose(fp);
+  EXPECT_EQ(FindRuntimeVersionTable(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                                    &records),
+            13000);
+  EXPECT_GE(records, kMinVersionTableRecords);
+}
+
+TEST(Verdict, DefaultBuild) {
+  const FileLayers f = Load(Program("default"));
+  ExpectVerdict(f, On(12080, "sm_90"), false, Layer::kRuntime, 35);
+  ExpectVerdict(f, On(12080, nullptr), false, Layer::kRuntime, 35);
+  ExpectVerdict(f, On(13000, "sm_90"), true, Layer::kNone, 0);  // JIT of compute_75
+  ExpectKernels(f, On(13000, "sm_90"), Status::kOk, 0, "compute_75");
+  ExpectKernels(f, On(13000, "sm_75"), Status::kOk, 0, "sm_75");
+  ExpectKernels(f, On(13000, "sm_86"), Status::kOk, 0, "compute_75");
+  // An older driver can run the sm_75 SASS but not JIT ISA 9.0 for another GPU.
+  ExpectKernels(f, On(12080, "sm_75"), Status::kOk, 0, "sm_75");
+  ExpectKernels(f, On(12080, "sm_90"), Status::kFails, 222);
+  ExpectKernels(f, On(13000, nullptr), Status::kUnknown, 0);
+}
+
+TEST(KernelLayer, ProducingToolkit) {
+  EXPECT_EQ(Load(Program("default")).kernels.toolkit_release, 13000);
+  // -rdc=true -c: the only cubin is zstd-compressed; it is decoded to find the ident.
+  EXPECT_EQ(Load(Program("rdc_object")).kernels.toolkit_release, 13000);
+  // PTX only: 13.0's PTX carries no ident.
+  EXPECT_EQ(Load(Program("ptx_compute80")).kernels.toolkit_release, 0);
+}
+
+TEST(Verdict, CudartShared) {
+  const FileLayers f = Load(Program("cudart_shared"));
+  ExpectVerdict(f, On(12080, "sm_75"), false, Layer::kRuntime, 35);
+  ExpectVerdict(f, On(13000, "sm_75"), true, Layer::kNone, 0);
+}
+
+TEST(Verdict, CudartNone) {
+  const FileLayers f = Load(Program("cudart_none"));
+  ExpectVerdict(f, On(10000, "sm_75"), true, Layer::kNone, 0);
+  ExpectVerdict(f, On(12080, nullptr), true, Layer::kNone, 0);
+}
+
+TEST(Verdict, LayersJudgedElsewhereComeFirst) {
+  const FileLayers f = Load(Program("cudart_shared"));
+  LayerVerdict api;
+  api.layer = Layer::kDriverApi;
+  api.status = Status::kFails;
+  api.reason = "imports cuFoo (CUDA 13.0)";
+  const FileVerdict v = Decide(f.runtime, f.kernels, On(12080, "sm_75"), {api});
+  EXPECT_FALSE(v.runs);
+  EXPECT_EQ(v.deciding_layer, Layer::kDriverApi);
+  ASSERT_EQ(v.layers.size(), 3u);
+  EXPECT_EQ(v.layers[1].layer, Layer::kRuntime);
+  EXPECT_EQ(v.layers[1].status, Status::kFails);  // still reported
+}
+
+TEST(Verdict, PtxOnlyCompute80) {
+  const FileLayers f = Load(Program("ptx_compute80"));
+  // The file: its 13.0 runtime fails first on a 12.8 driver.
+  ExpectVerdict(f, On(12080, "sm_90"), false, Layer::kRuntime, 35);
+  // Its kernels alone: ISA 9.0 needs a 13.0 driver -> 222, with or without a GPU.
+  ExpectKernels(f, On(12080, "sm_90"), Status::kFails, 222);
+  ExpectKernels(f, On(12080, nullptr), Status::kFails, 222);
+  ExpectVerdict(f, On(13000, "sm_90"), true, Layer::kNone, 0);
+  ExpectKernels(f, On(13000, "sm_90"), Status::kOk, 0, "compute_80 (JIT");
+  ExpectKernels(f, On(13000, "sm_80"), Status::kOk, 0, "compute_80");
+  // compute_80 PTX cannot be compiled for an older GPU.
+  ExpectVerdict(f, On(13000, "sm_75"), false, Layer::kKernels, 209);
+}
+
+TEST(Verdict, SassOnlySm80) {
+  const FileLayers f = Load(Program("sass_sm80"));
+  ExpectKernels(f, On(13000, "sm_80"), Status::kOk, 0, "sm_80");
+  ExpectKernels(f, On(13000, "sm_86"), Status::kOk, 0, "sm_80");
+  ExpectVerdict(f, On(13000, "sm_90"), false, Layer::kKernels, 209);
+  ExpectVerdict(f, On(13000, "sm_75"), false, Layer::kKernels, 209);
+  ExpectKernels(f, On(13000, nullptr), Status::kUnknown, 0);
+}
+
+TEST(Verdict, Sm90aOnlyOnSm90) {
+  const FileLayers f = Load(Program("sass_sm90a"));
+  ASSERT_EQ(f.kernels.images.size(), 1u);
+  EXPECT_EQ(f.kernels.images[0].arch.variant, 'a');
+  EXPECT_FALSE(f.kernels.images[0].ptx);
+  ExpectVerdict(f, On(13000, "sm_90"), true, Layer::kNone, 0);
+  ExpectVerdict(f, On(13000, "sm_100"), false, Layer::kKernels, 209);
+  ExpectVerdict(f, On(13000, "sm_120"), false, Layer::kKernels, 209);
+}
+
+TEST(Verdict, ArchSpecificVersusFamily) {
+  // sm_100a runs only on sm_100; sm_100f on the whole 10.x family at or above 10.0; plain sm_100
+  // on any 10.x.
+  KernelLayer k;
+  k.has_device_code = true;
+  k.entries = 1;
+  k.images.push_back(KernelImage{false, GpuArch{10, 0, 'a'}, 0, 0, 1, 0});
+  EXPECT_EQ(JudgeKernels(k, On(13000, "sm_100")).status, Status::kOk);
+  EXPECT_EQ(JudgeKernels(k, On(13000, "sm_103")).cuda_error, 209);
+  k.images[0].arch.variant = 'f';
+  EXPECT_EQ(JudgeKernels(k, On(13000, "sm_103")).status, Status::kOk);
+  EXPECT_EQ(JudgeKernels(k, On(13000, "sm_110")).cuda_error, 209);
+  // compute_90a PTX only for sm_90, compute_90 for anything newer.
+  k.images[0] = KernelImage{true, GpuArch{9, 0, 'a'}, 8, 0, 1, 0};
+  EXPECT_EQ(JudgeKernels(k, On(12000, "sm_90")).status, Status::kOk);
+  EXPECT_EQ(JudgeKernels(k, On(13000, "sm_100")).cuda_error, 209);
+  k.images[0].arch.variant = '\0';
+  EXPECT_EQ(JudgeKernels(k, On(12000, "sm_100")).status, Status::kOk);
+  EXPECT_EQ(JudgeKernels(k, On(11080, "sm_100")).cuda_error, 222);
+}
+
+TEST(Verdict, SeveralGencodes) {
+  const FileLayers f = Load(Program("multi"));
+  ExpectKernels(f, On(13000, "sm_75"), Status::kOk, 0, "sm_75");
+  ExpectKernels(f, On(13000, "sm_90"), Status::kOk, 0, "sm_90");
+  ExpectKernels(f, On(13000, "sm_100"), Status::kOk, 0, "sm_100f");
+  ExpectKernels(f, On(13000, "sm_103"), Status::kOk, 0, "sm_100f");
+  ExpectKernels(f, On(13000, "sm_120"), Status::kOk, 0, "compute_90");
+  ExpectKernels(f, On(12080, "sm_120"), Status::kFails, 222);
+  ExpectVerdict(f, On(13000, "sm_86"), false, Layer::kKernels, 209);
+  // Summary facts.
+  EXPECT_EQ(f.kernels.min_isa_major, 9);
+  EXPECT_EQ(f.kernels.max_isa_major, 9);
+}
+
+TEST(Verdict, Cublas) {
+  const std::string path = CudaLib("libcublas.so.13");
+  ASSERT_EQ(access(path.c_str(), R_OK), 0) << path;
+  const FileLayers f = Load(path);
+  ASSERT_TRUE(f.kernels.has_device_code);
+  EXPECT_GT(f.kernels.entries, 100u);
+  // Thousands of entries collapse into a few distinct images.
+  EXPECT_LT(f.kernels.images.size(), 64u);
+  ExpectKernels(f, On(13000, "sm_90"), Status::kOk, 0, "sm_90");
+  ExpectKernels(f, On(13000, "sm_80"), Status::kOk, 0, "sm_80");
+  // cuBLAS 13 embeds the CUDA 13 runtime (no DT_NEEDED libcudart): 12.8 is refused.
+  EXPECT_EQ(f.runtime.linkage, RuntimeLinkage::kStatic);
+  EXPECT_EQ(f.runtime.min_driver, 13000);
+  ExpectVerdict(f, On(12080, "sm_90"), false, Layer::kRuntime, 35);
+}
+
+}  // namespace
+}  // namespace layers
+}  // namespace cudyn

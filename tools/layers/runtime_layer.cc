@@ -1,0 +1,237 @@
+#include "tools/layers/runtime_layer.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "tools/fatbin/fatbin_reader.h"
+
+namespace cudyn {
+namespace layers {
+namespace {
+
+constexpr const char* kStaticMarkers[] = {
+    "CUDA driver version is insufficient for CUDA runtime version",
+    "cudaErrorInsufficientDriver",
+};
+
+bool Contains(const uint8_t* data, size_t size, const char* s) {
+  return memmem(data, size, s, std::strlen(s)) != nullptr;
+}
+
+uint64_t Load64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+}  // namespace
+
+int FindRuntimeVersionTable(const uint8_t* data, size_t size, size_t* records) {
+  *records = 0;
+  std::vector<fatbin::SectionInfo> secs;
+  if (data == nullptr || size < 64 || data[4] != 2 /*ELFCLASS64*/ ||
+      !fatbin::ReadElfSections(data, size, &secs)) {
+    return 0;
+  }
+  // Address -> file offset through the allocated sections with file contents.
+  auto to_offset = [&secs, size](uint64_t va, uint64_t* off) {
+    for (const auto& s : secs) {
+      if (s.type == 0 || s.type == 8 || !(s.flags & 0x2) || va < s.addr || va - s.addr >= s.size)
+        continue;
+      *off = s.offset + (va - s.addr);
+      return *off < size;
+    }
+    return false;
+  };
+  int best_version = 0;
+  size_t best_run = 0;
+  for (const auto& s : secs) {
+    // PROGBITS, allocated, not executable: .data.rel.ro in practice.
+    if (s.type != 1 || !(s.flags & 0x2) || (s.flags & 0x4) || s.size < 24) continue;
+    const uint64_t end = s.offset + s.size;
+    uint64_t i = (s.offset + 7) & ~uint64_t{7};
+    size_t run = 0;
+    int run_max = 0;
+    while (i + 24 <= end) {
+      const uint64_t v = Load64(data + i);
+      bool rec = false;
+      if (v >= 1000 && v <= 99990 && v % 10 == 0 && Load64(data + i + 16) == 0) {
+        uint64_t off = 0;
+        rec = to_offset(Load64(data + i + 8), &off) && size - off >= 4 &&
+              std::memcmp(data + off, "cuda", 4) == 0;
+      }
+      if (rec) {
+        ++run;
+        run_max = std::max(run_max, static_cast<int>(v));
+        i += 24;
+        continue;
+      }
+      if (run > best_run) {
+        best_run = run;
+        best_version = run_max;
+      }
+      run = 0;
+      run_max = 0;
+      i += 8;
+    }
+    if (run > best_run) {
+      best_run = run;
+      best_version = run_max;
+    }
+  }
+  if (best_run < kMinVersionTableRecords) return 0;
+  *records = best_run;
+  return best_version;
+}
+
+namespace {}  // namespace
+
+const char* RuntimeLinkageName(RuntimeLinkage l) {
+  switch (l) {
+    case RuntimeLinkage::kDynamic: return "dynamic";
+    case RuntimeLinkage::kStatic: return "static";
+    case RuntimeLinkage::kIsRuntime: return "is_runtime";
+    default: return "none";
+  }
+}
+
+int RuntimeFamilyMinDriver(const std::string& name) {
+  static const char kPrefix[] = "libcudart.so.";
+  const size_t n = sizeof kPrefix - 1;
+  if (name.compare(0, n, kPrefix) != 0 || name.size() == n) return 0;
+  int major = 0, minor = 0;
+  size_t i = n;
+  const size_t ms = i;
+  while (i < name.size() && i < ms + 3 && name[i] >= '0' && name[i] <= '9')
+    major = major * 10 + (name[i++] - '0');
+  if (i == ms) return 0;
+  if (i < name.size()) {
+    if (name[i] != '.') return 0;
+    ++i;
+    const size_t ns = i;
+    while (i < name.size() && i < ns + 2 && name[i] >= '0' && name[i] <= '9')
+      minor = minor * 10 + (name[i++] - '0');
+    if (i == ns || i != name.size()) return 0;
+  }
+  if (major < 1 || major > 99) return 0;
+  // 11.0 and later: the SONAME names the family; a driver of that major runs every minor.
+  if (major >= 11) return major * 1000;
+  return major * 1000 + minor * 10;
+}
+
+RuntimeLayer AnalyzeRuntime(const elf::ElfInfo& elf, const uint8_t* data, size_t size) {
+  RuntimeLayer r;
+  if (int v = RuntimeFamilyMinDriver(elf.soname)) {
+    r.linkage = RuntimeLinkage::kIsRuntime;
+    r.library = elf.soname;
+    r.runtime_version = v;
+    r.min_driver = v;
+    r.evidence.push_back("DT_SONAME " + elf.soname);
+    size_t records = 0;
+    if (int t = FindRuntimeVersionTable(data, size, &records)) {
+      r.runtime_version = t;  // 11080 for libcudart.so.11.0 of CUDA 11.8
+      r.evidence.push_back("versioned entry-point table of " + std::to_string(records) +
+                           " runtime functions, newest " + std::to_string(t));
+    }
+    return r;
+  }
+  for (const auto& n : elf.needed) {
+    if (int v = RuntimeFamilyMinDriver(n)) {
+      if (r.linkage == RuntimeLinkage::kNone || v > r.min_driver) {
+        r.linkage = RuntimeLinkage::kDynamic;
+        r.library = n;
+        r.runtime_version = v;
+        r.min_driver = v;
+      }
+      r.evidence.push_back("DT_NEEDED " + n);
+    }
+  }
+  if (r.linkage != RuntimeLinkage::kNone || data == nullptr) return r;
+  // 1. The runtime's versioned entry-point table alone identifies it (and its version).
+  size_t records = 0;
+  if (int v = FindRuntimeVersionTable(data, size, &records)) {
+    r.linkage = RuntimeLinkage::kStatic;
+    r.runtime_version = v;
+    r.min_driver = (v / 1000) >= 11 ? (v / 1000) * 1000 : v;
+    r.evidence.push_back("versioned entry-point table of " + std::to_string(records) +
+                         " runtime functions, newest " + std::to_string(v));
+    return r;
+  }
+  // 2. Else its error strings, with the version from the nvcc ident if any.
+  // Where the runtime's strings live: the allocated, non-code data sections (not the fatbins,
+  // not .text), so a 500 MB library is not scanned whole. Without section headers: everything.
+  std::vector<std::pair<const uint8_t*, size_t>> regions;
+  std::vector<fatbin::SectionInfo> secs;
+  if (fatbin::ReadElfSections(data, size, &secs)) {
+    for (const auto& s : secs) {
+      if (s.type != 1 || !(s.flags & 0x2) || (s.flags & 0x4) || s.name == ".nv_fatbin" ||
+          s.name == "__nv_relfatbin") {
+        continue;
+      }
+      regions.emplace_back(data + s.offset, static_cast<size_t>(s.size));
+    }
+  } else {
+    regions.emplace_back(data, size);
+  }
+  for (const char* m : kStaticMarkers) {
+    bool found = false;
+    for (const auto& reg : regions) {
+      if (Contains(reg.first, reg.second, m)) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) return r;
+  }
+  r.linkage = RuntimeLinkage::kStatic;
+  r.evidence.push_back(std::string("runtime strings \"") + kStaticMarkers[0] + "\", \"" +
+                       kStaticMarkers[1] + "\"");
+  if (int rel = fatbin::FindToolkitRelease(data, size)) {
+    r.runtime_version = rel;
+    r.min_driver = (rel / 1000) >= 11 ? (rel / 1000) * 1000 : rel;
+    r.evidence.push_back("nvcc ident \"Cuda compilation tools, release " +
+                         std::to_string(rel / 1000) + "." + std::to_string(rel % 1000 / 10) + "\"");
+  }
+  return r;
+}
+
+RuntimeLayer AnalyzeRuntimeFile(const std::string& path) {
+  RuntimeLayer r;
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    r.evidence.push_back(std::string("cannot open: ") + std::strerror(errno));
+    return r;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+    close(fd);
+    r.evidence.push_back("not a regular, non-empty file");
+    return r;
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) {
+    r.evidence.push_back("cannot mmap");
+    return r;
+  }
+  const auto* data = static_cast<const uint8_t*>(map);
+  elf::ElfResult er = elf::ParseElf(data, size);
+  if (er.ok()) {
+    r = AnalyzeRuntime(er.value(), data, size);
+  } else {
+    r.evidence.push_back("ELF: " + er.error().message);
+  }
+  munmap(map, size);
+  return r;
+}
+
+}  // namespace layers
+}  // namespace cudyn

@@ -1,0 +1,185 @@
+#include "tools/layers/verdict.h"
+
+namespace cudyn {
+namespace layers {
+
+std::string CudaVersionText(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+const char* LayerName(Layer l) {
+  switch (l) {
+    case Layer::kRuntime: return "runtime";
+    case Layer::kKernels: return "kernels";
+    default: return "none";
+  }
+}
+
+const char* StatusName(Status s) {
+  switch (s) {
+    case Status::kOk: return "ok";
+    case Status::kFails: return "fails";
+    case Status::kUnknown: return "unknown";
+    default: return "not_applicable";
+  }
+}
+
+bool SassRunsOn(const GpuArch& image, const GpuArch& gpu) {
+  if (image.variant == 'a') return image.major == gpu.major && image.minor == gpu.minor;
+  return image.major == gpu.major && image.minor <= gpu.minor;
+}
+
+bool PtxTargets(const GpuArch& image, const GpuArch& gpu) {
+  if (image.variant == 'a') return image.major == gpu.major && image.minor == gpu.minor;
+  if (image.variant == 'f') return image.major == gpu.major && image.minor <= gpu.minor;
+  return image.number() <= gpu.number();
+}
+
+namespace {
+
+std::string IsaText(int ma, int mi) { return std::to_string(ma) + "." + std::to_string(mi); }
+
+}  // namespace
+
+LayerVerdict JudgeRuntime(const RuntimeLayer& rt, const Target& target) {
+  LayerVerdict v;
+  v.layer = Layer::kRuntime;
+  v.min_driver = rt.min_driver;
+  switch (rt.linkage) {
+    case RuntimeLinkage::kNone:
+      v.status = Status::kNotApplicable;
+      v.reason = "no CUDA runtime linked or embedded";
+      return v;
+    case RuntimeLinkage::kStatic:
+      if (rt.min_driver == 0) {
+        v.status = Status::kUnknown;
+        v.reason = "embeds a CUDA runtime of unknown version";
+        return v;
+      }
+      v.reason = "embeds the CUDA runtime " + CudaVersionText(rt.runtime_version);
+      break;
+    case RuntimeLinkage::kDynamic: v.reason = "links " + rt.library; break;
+    case RuntimeLinkage::kIsRuntime: v.reason = "is the CUDA runtime " + rt.library; break;
+  }
+  v.reason += ", which needs a CUDA " + CudaVersionText(rt.min_driver) + " driver";
+  if (rt.min_driver > target.cuda_version) {
+    v.status = Status::kFails;
+    v.cuda_error = kCudaErrorInsufficientDriver;
+    v.reason += " (target " + CudaVersionText(target.cuda_version) + ")";
+  } else {
+    v.status = Status::kOk;
+  }
+  return v;
+}
+
+LayerVerdict JudgeKernels(const KernelLayer& k, const Target& target) {
+  LayerVerdict v;
+  v.layer = Layer::kKernels;
+  if (!k.has_device_code) {
+    v.status = Status::kNotApplicable;
+    v.reason = "no device code";
+    return v;
+  }
+  // The oldest driver that can JIT the oldest PTX: the least a PTX-only file needs.
+  bool any_sass = false;
+  int min_ptx_driver = 0;
+  for (const auto& img : k.images) {
+    if (!img.ptx) {
+      any_sass = true;
+      continue;
+    }
+    const int d = MinDriverForPtxIsa(img.isa_major, img.isa_minor);
+    const int need = d == 0 ? 1 << 30 : d;
+    if (min_ptx_driver == 0 || need < min_ptx_driver) min_ptx_driver = need;
+  }
+  if (!target.has_gpu) {
+    if (!any_sass && min_ptx_driver > target.cuda_version) {
+      v.status = Status::kFails;
+      v.cuda_error = kCudaErrorUnsupportedPtxVersion;
+      v.min_driver = min_ptx_driver < (1 << 30) ? min_ptx_driver : 0;
+      v.reason = "only PTX, PTX ISA " + IsaText(k.min_isa_major, k.min_isa_minor) +
+                 " and newer, which a CUDA " + CudaVersionText(target.cuda_version) +
+                 " driver cannot JIT";
+      return v;
+    }
+    v.status = Status::kUnknown;
+    v.reason = "depends on the GPU (no GPU given)";
+    return v;
+  }
+  const GpuArch gpu{target.gpu.major, target.gpu.minor, '\0'};
+  for (const auto& img : k.images) {
+    if (!img.ptx && SassRunsOn(img.arch, gpu)) {
+      v.status = Status::kOk;
+      v.image = img.arch.Name("sm_");
+      v.reason = "runs " + v.image + " SASS on " + gpu.Name();
+      return v;
+    }
+  }
+  const KernelImage* too_new = nullptr;
+  int too_new_driver = 0;
+  for (const auto& img : k.images) {
+    if (!img.ptx || !PtxTargets(img.arch, gpu)) continue;
+    const int d = MinDriverForPtxIsa(img.isa_major, img.isa_minor);
+    if (d != 0 && d <= target.cuda_version) {
+      v.status = Status::kOk;
+      v.min_driver = d;
+      v.image = img.arch.Name("compute_") + " (JIT, PTX ISA " +
+                IsaText(img.isa_major, img.isa_minor) + ")";
+      v.reason = "JIT-compiles " + img.arch.Name("compute_") + " PTX (ISA " +
+                 IsaText(img.isa_major, img.isa_minor) + ") for " + gpu.Name();
+      return v;
+    }
+    const int need = d == 0 ? (1 << 30) : d;
+    if (too_new == nullptr || need < too_new_driver) {
+      too_new = &img;
+      too_new_driver = need;
+    }
+  }
+  v.status = Status::kFails;
+  if (too_new != nullptr) {
+    v.cuda_error = kCudaErrorUnsupportedPtxVersion;
+    v.min_driver = too_new_driver < (1 << 30) ? too_new_driver : 0;
+    v.reason = "no SASS for " + gpu.Name() + "; " + too_new->arch.Name("compute_") +
+               " PTX is ISA " + IsaText(too_new->isa_major, too_new->isa_minor) + ", which " +
+               (v.min_driver ? "needs a CUDA " + CudaVersionText(v.min_driver) + " driver"
+                             : std::string("no known driver JITs")) +
+               " (target " + CudaVersionText(target.cuda_version) + ")";
+  } else {
+    v.cuda_error = kCudaErrorNoKernelImage;
+    std::string have;
+    size_t shown = 0;
+    for (const auto& img : k.images) {
+      if (shown++ == 8) {
+        have += ", ...";
+        break;
+      }
+      if (!have.empty()) have += ", ";
+      have += img.ptx ? img.arch.Name("compute_") : img.arch.Name("sm_");
+    }
+    v.reason = "no SASS or PTX usable on " + gpu.Name() + " (has " + have + ")";
+  }
+  return v;
+}
+
+FileVerdict Decide(const RuntimeLayer& runtime, const KernelLayer& kernels, const Target& target,
+                   const std::vector<LayerVerdict>& earlier,
+                   const std::vector<LayerVerdict>& later) {
+  FileVerdict f;
+  f.layers = earlier;
+  f.layers.push_back(JudgeRuntime(runtime, target));
+  f.layers.push_back(JudgeKernels(kernels, target));
+  f.layers.insert(f.layers.end(), later.begin(), later.end());
+  for (const auto& l : f.layers) {
+    if (l.status == Status::kFails) {
+      f.runs = false;
+      f.deciding_layer = l.layer;
+      f.cuda_error = l.cuda_error;
+      f.reason = l.reason;
+      break;
+    }
+  }
+  return f;
+}
+
+}  // namespace layers
+}  // namespace cudyn

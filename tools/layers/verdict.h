@@ -1,0 +1,81 @@
+// One verdict per file from its layers (runtime, kernels), a target driver version and a GPU.
+// No printing: the CLI prints `FileVerdict`.
+//
+// Rules (DESIGN.md "What decides whether a binary runs"):
+// * Runtime: min_driver > target -> fails with 35 (cudaErrorInsufficientDriver).
+// * Kernels, for a GPU sm_XY: runs if some SASS can execute there — plain sm_AB: A == X and
+//   B <= Y; sm_ABa: exactly sm_XY == sm_AB; sm_ABf (family, CUDA 12.9+): A == X and B <= Y —
+//   else if some PTX can be JIT-compiled there — compute_AB: AB <= XY; compute_ABa: AB == XY;
+//   compute_ABf: A == X and B <= Y — whose ISA the target driver JITs (ptx_isa.tsv); else
+//   222 (cudaErrorUnsupportedPtxVersion) when PTX for the GPU exists but its ISA is too new for
+//   the driver, else 209 (cudaErrorNoKernelImageForDevice).
+// * Without a GPU, only what holds for every GPU is decided: a file whose only device code is
+//   PTX whose every ISA is too new for the target fails with 222; otherwise the kernel layer is
+//   "unknown" (needs a GPU) and does not fail the file.
+// The file fails on the first failing layer in the order [earlier...], runtime, kernels,
+// [later...]; that layer decides.
+#ifndef CUDYN_TOOLS_LAYERS_VERDICT_H_
+#define CUDYN_TOOLS_LAYERS_VERDICT_H_
+
+#include <string>
+#include <vector>
+
+#include "tools/layers/kernel_layer.h"
+#include "tools/layers/runtime_layer.h"
+
+namespace cudyn {
+namespace layers {
+
+// kDriverApi / kDependencies are decided outside this package (the CLI's driver-API check, the
+// dependency walk); they enter a verdict through Decide's `earlier` argument.
+enum class Layer { kNone, kDriverApi, kRuntime, kKernels, kDependencies };
+enum class Status { kOk, kFails, kUnknown, kNotApplicable };
+
+constexpr int kCudaErrorInsufficientDriver = 35;
+constexpr int kCudaErrorNoKernelImage = 209;
+constexpr int kCudaErrorUnsupportedPtxVersion = 222;
+
+struct Target {
+  int cuda_version = 0;  // the driver's CUDA version, e.g. 12080; must be > 0
+  bool has_gpu = false;
+  GpuArch gpu;  // variant ignored
+};
+
+struct LayerVerdict {
+  Layer layer = Layer::kNone;
+  Status status = Status::kNotApplicable;
+  int cuda_error = 0;  // 35 / 209 / 222 when it fails
+  int min_driver = 0;  // the oldest driver this layer accepts (0: none / depends on the GPU)
+  std::string reason;  // one line, e.g. "runs sm_90 SASS" / "PTX ISA 9.0 needs CUDA 13.0"
+  std::string image;   // the image that runs: "sm_90", "compute_80 (JIT, PTX ISA 9.0)"
+};
+
+struct FileVerdict {
+  bool runs = true;
+  Layer deciding_layer = Layer::kNone;  // the failing layer, else kNone
+  int cuda_error = 0;
+  std::string reason;                // the deciding layer's reason ("" when it runs)
+  std::vector<LayerVerdict> layers;  // runtime, kernels
+};
+
+LayerVerdict JudgeRuntime(const RuntimeLayer& runtime, const Target& target);
+LayerVerdict JudgeKernels(const KernelLayer& kernels, const Target& target);
+// `earlier`: verdicts of layers judged elsewhere (e.g. the driver-API imports), considered
+// first, in order; `later` after the kernels (e.g. dependencies).
+FileVerdict Decide(const RuntimeLayer& runtime, const KernelLayer& kernels, const Target& target,
+                   const std::vector<LayerVerdict>& earlier = {},
+                   const std::vector<LayerVerdict>& later = {});
+
+// Can a SASS image for `image` execute on `gpu`? Can PTX for `image` be JIT-compiled for `gpu`?
+bool SassRunsOn(const GpuArch& image, const GpuArch& gpu);
+bool PtxTargets(const GpuArch& image, const GpuArch& gpu);
+
+const char* LayerName(Layer l);
+const char* StatusName(Status s);
+// 12080 -> "12.8"
+std::string CudaVersionText(int v);
+
+}  // namespace layers
+}  // namespace cudyn
+
+#endif  // CUDYN_TOOLS_LAYERS_VERDICT_H_
