@@ -1,6 +1,8 @@
 // cudyn-check: dispatch and help texts.
 #include "tools/check.h"
 
+#include "dist/cudyn_version.h"
+
 #include <cstdlib>
 
 namespace cudyn {
@@ -113,6 +115,7 @@ subcommands:
 global options:
   --json    machine-readable output (schema: tools/README.md)
   --help    help for the subcommand
+  --version cudyn-check's version (alone)
 
 exit codes: 0 ok, 1 incompatible, 2 usage or bad input, 3 no driver.
 Environment: CUDYN_DRIVER_PATH, CUDYN_MAX_CUDA_VERSION, CUDYN_PER_THREAD_DEFAULT_STREAM
@@ -125,6 +128,10 @@ int RunCheck(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     // The report already says everything the loader would log; keep its stderr quiet unless the
     // user asked for it.
     if (std::getenv("CUDYN_LOG") == nullptr) setenv("CUDYN_LOG", "off", 0);
+    if (argv.size() == 1 && argv[0] == "--version") {
+      out << "cudyn-check " << CUDYN_VERSION_STRING << "\n";
+      return kExitOk;
+    }
     Args args;
     std::string error = ParseArgs(argv, &args);
     if (!error.empty()) {

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# make_deb.sh OUT.deb TREE.tar.gz VERSION MAINTAINER
+# The install tree (//dist:tarball) under /usr as a Debian package. Layout: /usr/lib (not the
+# multiarch directory) so the tree is byte-for-byte the tarball's; the drop-in directory
+# /usr/lib/cudyn is not on the dynamic linker's search path, so the package never shadows the
+# system's real libcuda.so.1.
+set -euo pipefail
+out=$1 tarball=$2 version=$3 maintainer=$4
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/usr" "$stage/DEBIAN"
+tar -C "$stage/usr" --strip-components=1 --no-same-owner -xzf "$tarball"
+installed_size=$(du -sk --apparent-size "$stage/usr" | cut -f1)
+cat > "$stage/DEBIAN/control" <<CONTROL
+Package: cudyn
+Version: $version
+Architecture: amd64
+Maintainer: $maintainer
+Installed-Size: $installed_size
+Depends: libc6, libstdc++6
+Section: libs
+Priority: optional
+Description: run one CUDA binary on every NVIDIA driver (CUDA 10.0 to 13.x)
+ cudyn replaces -lcuda: it loads the real NVIDIA driver at run time and binds
+ every driver-API entry point to the ABI variant that driver has, with
+ adapters where it lacks one. Ships libcudyn_cuda (shared and static),
+ headers, pkg-config and CMake files, cudyn-check and "cudyn run". The drop-in
+ directory /usr/lib/cudyn (libcuda.so.1) is private: it is used only by
+ "cudyn run" or an explicit LD_LIBRARY_PATH.
+CONTROL
+echo "activate-noawait ldconfig" > "$stage/DEBIAN/triggers"
+(cd "$stage" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$stage/DEBIAN/md5sums"
+chmod 644 "$stage/DEBIAN/control" "$stage/DEBIAN/triggers" "$stage/DEBIAN/md5sums"
+chmod 755 "$stage" "$stage/DEBIAN"
+find "$stage/usr" -exec touch -h -d @0 {} +
+SOURCE_DATE_EPOCH=0 dpkg-deb --root-owner-group -Zxz --build "$stage" "$out" > /dev/null

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# cudyn for people who do not use Bazel: install the tree (dist/install.sh, as `bazel run
+# //dist:install -- PREFIX` does), move it (it must be relocatable), then build the consumer
+# project in consumer/ with CMake (find_package(cudyn): cudyn::cuda, cudyn::cuda_static) and with
+# Make + pkg-config (cudyn-cuda, cudyn-cuda-static, plain -lcudyn_cuda -ldl -lpthread -lstdc++),
+# no Bazel inside, and run every program on the real 535 driver and on fake drivers, asserting
+# what they print.
+#   $1 install.sh  $2 the tarball  $3 consumer/CMakeLists.txt  $4 the 535 libcuda.so.1
+#   $5... fake drivers (tests/fake_driver/cuda_<V>/libcuda.so.1)
+set -euo pipefail
+abs() { [[ $1 == /* ]] && echo "$1" || echo "$PWD/$1"; }
+install_sh=$(abs "$1") tarball=$(abs "$2") src=$(dirname "$(abs "$3")") real535=$(abs "$4")
+shift 4
+fakes=()
+for f in "$@"; do fakes+=("$(abs "$f")"); done
+
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# ---- install, then move the tree -----------------------------------------------------------------
+CUDYN_DIST_TARBALL=$tarball "$install_sh" "$tmp/first_prefix"
+mv "$tmp/first_prefix" "$tmp/prefix"
+prefix=$tmp/prefix
+for f in bin/cudyn bin/cudyn-check lib/libcudyn_cuda.a lib/libcudyn_cuda.so lib/cudyn/libcuda.so.1 \
+  lib/pkgconfig/cudyn-cuda.pc lib/cmake/cudyn/cudynConfig.cmake lib/cmake/cudyn/cudynConfigVersion.cmake \
+  include/cudyn/cudyn.h include/cudyn/cudyn_c.h; do
+  [[ -e $prefix/$f ]] || fail "installed tree lacks $f"
+done
+if grep -rlF -e "$tmp/first_prefix" -e "execroot" -e "bazel-out" "$prefix" 2>/dev/null; then
+  fail "the files above name the install path or a build path: the tree is not relocatable"
+fi
+
+# Under --config=asan/tsan/ubsan the archive needs the sanitizer runtime at link time too.
+san=()
+archive_syms=$(nm "$prefix/lib/libcudyn_cuda.a" 2>/dev/null || true)
+grep -q ' U __asan_' <<<"$archive_syms" && san+=(-fsanitize=address)
+grep -q ' U __tsan_' <<<"$archive_syms" && san+=(-fsanitize=thread)
+grep -q ' U __ubsan_' <<<"$archive_syms" && san+=(-fsanitize=undefined)
+sanflags="${san[*]:-}"
+
+# ---- build -----------------------------------------------------------------------------------------
+cp -r "$src" "$tmp/cmake_src"
+cp -r "$src" "$tmp/make_src"
+chmod -R u+w "$tmp/cmake_src" "$tmp/make_src"
+echo "== cmake"
+cmake -S "$tmp/cmake_src" -B "$tmp/cmake_build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_C_FLAGS="$sanflags" -DCMAKE_CXX_FLAGS="$sanflags" -DCMAKE_EXE_LINKER_FLAGS="$sanflags" \
+  > "$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "cmake configure"; }
+grep -q "cudyn 0.*drop-in directory $prefix/lib/cudyn" "$tmp/cmake.log" ||
+  fail "find_package(cudyn) did not report the version and drop-in directory: $(grep cudyn "$tmp/cmake.log")"
+cmake --build "$tmp/cmake_build" > "$tmp/cmake_build.log" 2>&1 || { cat "$tmp/cmake_build.log"; fail "cmake build"; }
+echo "== make + pkg-config"
+PKG_CONFIG_PATH=$prefix/lib/pkgconfig make -C "$tmp/make_src" CFLAGS="$sanflags" LDFLAGS="$sanflags" \
+  > "$tmp/make.log" 2>&1 || { cat "$tmp/make.log"; fail "make"; }
+[[ $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --modversion cudyn-cuda) == "$(sed -n 's/^#define CUDYN_VERSION_STRING "\(.*\)"/\1/p' "$prefix/include/cudyn/cudyn_version.h")" ]] ||
+  fail "pkg-config --modversion differs from cudyn_version.h"
+
+# The shared programs need libcudyn_cuda.so.0 (the SONAME), the static ones no cudyn library.
+for p in "$tmp/cmake_build/app_shared" "$tmp/make_src/app_shared"; do
+  grep -q 'NEEDED.*\[libcudyn_cuda\.so\.[0-9]*\]' <<<"$(readelf -d "$p")" || fail "$p does not need libcudyn_cuda.so.<major>"
+done
+for p in "$tmp/cmake_build/app_static" "$tmp/make_src/app_static" "$tmp/make_src/app_plain_static"; do
+  grep -q 'NEEDED.*libcudyn' <<<"$(readelf -d "$p")" && fail "$p needs a cudyn shared library but was linked statically"
+  grep -q ' T cuDriverGetVersion$' <<<"$(nm "$p")" || fail "$p does not contain cudyn's cuDriverGetVersion"
+done
+
+# ---- run -------------------------------------------------------------------------------------------
+# expect PROGRAM DRIVER CLAMP LINE...: each LINE must appear in the output (exit status 0).
+expect() {
+  local program=$1 driver=$2 clamp=$3
+  shift 3
+  local out rc=0
+  out=$(env -u CUDYN_MAX_CUDA_VERSION CUDYN_DRIVER_PATH="$driver" ${clamp:+CUDYN_MAX_CUDA_VERSION=$clamp} "$program" 2>&1) || rc=$?
+  local label="$(basename "$(dirname "$program")")/$(basename "$program") on ${driver#"$TEST_SRCDIR"/}${clamp:+ clamped to $clamp}"
+  ((rc == 0)) || { fail "$label exited $rc:"$'\n'"$out"; return; }
+  for line in "$@"; do
+    grep -qF -- "$line" <<<"$out" || { fail "$label: no '$line' in:"$'\n'"$out"; return; }
+  done
+  echo "ok: $label"
+}
+programs=("$tmp/cmake_build/app_shared" "$tmp/cmake_build/app_static"
+  "$tmp/make_src/app_shared" "$tmp/make_src/app_static" "$tmp/make_src/app_plain_static")
+for p in "${programs[@]}"; do
+  expect "$p" "$real535" "" "cuDriverGetVersion: rc=0 version=12020" "cuInit: CUDA_ERROR_NO_DEVICE" \
+    "driver=$real535 driver_version=12020 effective=12020 strategy=cuGetProcAddress_v2"
+  expect "$p" "$real535" 11.4 "cuDriverGetVersion: rc=0 version=11040" \
+    "driver_version=12020 effective=11040 strategy=cuGetProcAddress"
+  for fake in "${fakes[@]}"; do
+    v=$(basename "$(dirname "$fake")")
+    v=${v#cuda_}
+    strategy=cuGetProcAddress_v2
+    ((v < 12000)) && strategy=cuGetProcAddress
+    ((v < 11030)) && strategy=dlsym
+    expect "$p" "$fake" "" "cuDriverGetVersion: rc=0 version=$v" \
+      "driver=$fake driver_version=$v effective=$v strategy=$strategy"
+  done
+done
+out=$("$tmp/cmake_build/loader_api" "$real535" 2>&1) || fail "loader_api on 535: $out"
+grep -q "loader: cuda_version=12020 effective=11040 strategy=cuGetProcAddress entries=[1-9]" <<<"$out" ||
+  fail "loader_api on 535 printed: $out"
+
+# No driver at all: the programs report 303 instead of crashing.
+out=$(CUDYN_DRIVER_PATH=$tmp/nonexistent/libcuda.so.1 "$tmp/make_src/app_static" 2>/dev/null) && fail "app_static succeeded with no driver"
+grep -q "cuDriverGetVersion: rc=303" <<<"$out" || fail "no driver: expected rc=303, got: $out"
+
+if ((failures)); then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all consumers built and ran"

@@ -1,0 +1,265 @@
+// cudyn run: runs an unmodified program with cudyn as its libcuda.so.1.
+//
+//   cudyn run [--max-cuda-version V] [--driver PATH] [--per-thread-default-stream] -- PROGRAM ARGS...
+//
+// The drop-in directory (a directory holding cudyn's shared drop-in as libcuda.so.1) goes first on
+// LD_LIBRARY_PATH; the options become CUDYN_MAX_CUDA_VERSION / CUDYN_DRIVER_PATH /
+// CUDYN_PER_THREAD_DEFAULT_STREAM; then PROGRAM replaces this process (execvp), so its exit status
+// and signals are the program's own.
+//
+// The real driver stays reachable: inside the program, dlopen("libcuda.so.1") finds cudyn itself
+// (the loader rejects it as "is cudyn itself" and goes on to the well-known directories). A driver
+// that only LD_LIBRARY_PATH or ld.so.cache made reachable would then be lost, so without --driver
+// this process looks for the driver first, with the loader's own search (where cudyn is not
+// libcuda.so.1), and hands its absolute path on as CUDYN_DRIVER_PATH.
+//
+// Exit status of cudyn itself: 125 (usage, bad option, unusable --driver, setuid), 126 (PROGRAM
+// cannot be executed), 127 (PROGRAM not found) -- as env(1), timeout(1) and docker run do.
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dist/cudyn_version.h"
+#include "loader/cudyn.h"
+
+namespace {
+
+constexpr int kExitError = 125;
+constexpr int kExitCannotExecute = 126;
+constexpr int kExitNotFound = 127;
+constexpr const char* kDropinName = "libcuda.so.1";
+
+void Usage(FILE* out) {
+  fprintf(out,
+          "usage: cudyn run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+          "       cudyn --version | --help\n"
+          "\n"
+          "Runs PROGRAM with cudyn as its libcuda.so.1 (the drop-in directory first on\n"
+          "LD_LIBRARY_PATH), so an unmodified program linked with -lcuda (or one that dlopens\n"
+          "libcuda.so.1) runs through cudyn's version-aware binding.\n"
+          "\n"
+          "options:\n"
+          "  --max-cuda-version V          behave as a driver of at most CUDA V (11.4 or 11040)\n"
+          "                                (CUDYN_MAX_CUDA_VERSION)\n"
+          "  --driver PATH                 the real driver to use (CUDYN_DRIVER_PATH); default:\n"
+          "                                the one the loader finds without cudyn in the way\n"
+          "  --per-thread-default-stream   serve legacy-stream calls with their _ptds/_ptsz\n"
+          "                                variants (CUDYN_PER_THREAD_DEFAULT_STREAM=1)\n"
+          "  --dropin-dir DIR              the directory holding cudyn's libcuda.so.1 (default:\n"
+          "                                $CUDYN_DROPIN_DIR, else ../lib/cudyn beside this binary)\n"
+          "\n"
+          "exit status: PROGRAM's own; 125 for an error of cudyn run, 126 if PROGRAM cannot be\n"
+          "executed, 127 if it is not found.\n");
+}
+
+[[noreturn]] void Fail(const std::string& message) {
+  fprintf(stderr, "cudyn run: %s\n", message.c_str());
+  exit(kExitError);
+}
+
+bool IsFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string Dirname(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// Relative to the current directory, without resolving symlinks (the path the user gave stays
+// recognisable in the program's CUDYN_DRIVER_PATH and in cudyn's reports).
+std::string AbsolutePath(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof(cwd)) == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
+
+// The drop-in directory: --dropin-dir, $CUDYN_DROPIN_DIR, then relative to this executable:
+// ../lib/cudyn (the install tree and the .deb's /usr/bin -> /usr/lib/cudyn),
+// ../lib/x86_64-linux-gnu/cudyn (a multiarch layout), and the Bazel runfiles of //tools/run:cudyn.
+std::string FindDropinDir(const std::string& option, std::vector<std::string>* looked) {
+  std::vector<std::string> candidates;
+  if (!option.empty()) {
+    candidates.push_back(option);
+  } else {
+    const char* env = getenv("CUDYN_DROPIN_DIR");
+    if (env != nullptr && *env != '\0') {
+      candidates.push_back(env);
+    } else {
+      char exe[PATH_MAX];
+      ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+      if (n > 0) {
+        exe[n] = '\0';
+        std::string self(exe);
+        std::string prefix = Dirname(Dirname(self));  // the kernel's path: no symlinks, no ..
+        if (prefix == "/") prefix.clear();
+        candidates.push_back(prefix + "/lib/cudyn");
+        candidates.push_back(prefix + "/lib/x86_64-linux-gnu/cudyn");
+        candidates.push_back(self + ".runfiles/cudyn/tools/run/dropin");
+      }
+    }
+  }
+  for (const std::string& dir : candidates) {
+    looked->push_back(dir);
+    if (IsFile(dir + "/" + kDropinName)) return AbsolutePath(dir);  // LD_LIBRARY_PATH: absolute
+  }
+  return std::string();
+}
+
+void SetEnv(const char* name, const std::string& value) {
+  if (setenv(name, value.c_str(), 1) != 0) Fail(std::string("setenv ") + name + ": " + strerror(errno));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)) {
+    printf("cudyn %s\n", CUDYN_VERSION_STRING);
+    return 0;
+  }
+  if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+                    strcmp(argv[1], "help") == 0)) {
+    Usage(stdout);
+    return 0;
+  }
+  if (argc < 2 || strcmp(argv[1], "run") != 0) {
+    Usage(stderr);
+    return kExitError;
+  }
+  // Under AT_SECURE the dynamic linker ignores LD_LIBRARY_PATH and cudyn ignores
+  // CUDYN_DRIVER_PATH: nothing this command promises would happen.
+  if (getauxval(AT_SECURE) != 0) {
+    Fail("refusing to run setuid/setgid or with file capabilities (AT_SECURE): the dynamic linker "
+         "would ignore LD_LIBRARY_PATH and cudyn would ignore CUDYN_DRIVER_PATH");
+  }
+
+  std::optional<int> max_version;
+  std::string driver;
+  bool per_thread = false;
+  std::string dropin_option;
+  int i = 2;
+  auto value_of = [&](const std::string& arg, const std::string& name, std::string* value) {
+    if (arg == name) {
+      if (i + 1 >= argc) Fail(name + " needs a value");
+      *value = argv[++i];
+      return true;
+    }
+    if (arg.compare(0, name.size() + 1, name + "=") == 0) {
+      *value = arg.substr(name.size() + 1);
+      return true;
+    }
+    return false;
+  };
+  for (; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (value_of(arg, "--max-cuda-version", &value)) {
+      max_version = cudyn::ParseCudaVersion(value);
+      if (!max_version) {
+        Fail("--max-cuda-version '" + value + "' is not a CUDA version (write 11.4 or 11040)");
+      }
+    } else if (value_of(arg, "--driver", &value)) {
+      if (value.empty()) Fail("--driver needs a path");
+      driver = value;
+    } else if (value_of(arg, "--dropin-dir", &value)) {
+      dropin_option = value;
+    } else if (arg == "--per-thread-default-stream") {
+      per_thread = true;
+    } else if (arg == "--help" || arg == "-h") {
+      Usage(stdout);
+      return 0;
+    } else if (!arg.empty() && arg[0] == '-') {
+      fprintf(stderr, "cudyn run: unknown option '%s'\n\n", arg.c_str());
+      Usage(stderr);
+      return kExitError;
+    } else {
+      break;  // PROGRAM
+    }
+  }
+  if (i >= argc) {
+    fprintf(stderr, "cudyn run: no PROGRAM given\n\n");
+    Usage(stderr);
+    return kExitError;
+  }
+
+  std::vector<std::string> looked;
+  std::string dropin = FindDropinDir(dropin_option, &looked);
+  if (dropin.empty()) {
+    std::string where;
+    for (const std::string& d : looked) where += "\n  " + d + "/" + kDropinName;
+    Fail("cudyn's drop-in directory was not found; looked for:" + where +
+         "\n(use --dropin-dir DIR or CUDYN_DROPIN_DIR)");
+  }
+
+  // The driver: the one given (checked now, so a wrong path is an error here and not a CUDA
+  // error deep inside the program), else the one the loader finds in this process. The loader's
+  // own log stays quiet here (this process reports for itself); the program gets CUDYN_LOG back.
+  const char* log_env = getenv("CUDYN_LOG");
+  const std::optional<std::string> user_log =
+      log_env != nullptr ? std::optional<std::string>(log_env) : std::nullopt;
+  SetEnv("CUDYN_LOG", "off");
+  if (!driver.empty()) {
+    if (!IsFile(driver)) Fail("--driver " + driver + ": no such file");
+    driver = AbsolutePath(driver);
+    cudyn::DriverOptions options;
+    options.driver_path = driver;
+    options.use_environment = true;  // for CUDYN_LOG=off only: driver_path wins over the rest
+    std::unique_ptr<cudyn::Driver> d = cudyn::Driver::Open(options);
+    if (!d || !d->ok()) {
+      Fail("--driver " + driver + " is not a usable NVIDIA driver: " +
+           (d ? d->last_error() : std::string("out of memory")));
+    }
+  } else {
+    const char* env = getenv("CUDYN_DRIVER_PATH");
+    if (env == nullptr || *env == '\0') {
+      cudyn::DriverOptions options;
+      options.use_environment = true;  // CUDYN_DRIVER_PATH is unset; CUDYN_LOG is off
+      std::unique_ptr<cudyn::Driver> d = cudyn::Driver::Open(options);
+      if (d && d->ok()) {
+        driver = AbsolutePath(d->path());
+      } else {
+        fprintf(stderr,
+                "cudyn run: warning: no NVIDIA driver found (%s); the program will see "
+                "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED (303)\n",
+                d ? d->last_error().c_str() : "out of memory");
+      }
+    }
+  }
+
+  if (user_log) {
+    SetEnv("CUDYN_LOG", *user_log);
+  } else {
+    unsetenv("CUDYN_LOG");
+  }
+
+  const char* old_path = getenv("LD_LIBRARY_PATH");
+  SetEnv("LD_LIBRARY_PATH", (old_path != nullptr && *old_path != '\0')
+                                ? dropin + ":" + old_path
+                                : dropin);
+  if (!driver.empty()) SetEnv("CUDYN_DRIVER_PATH", driver);
+  if (max_version) SetEnv("CUDYN_MAX_CUDA_VERSION", std::to_string(*max_version));
+  if (per_thread) SetEnv("CUDYN_PER_THREAD_DEFAULT_STREAM", "1");
+
+  execvp(argv[i], argv + i);
+  int err = errno;
+  fprintf(stderr, "cudyn run: cannot execute '%s': %s\n", argv[i], strerror(err));
+  return (err == ENOENT || err == ENOTDIR) ? kExitNotFound : kExitCannotExecute;
+}
