@@ -19,9 +19,15 @@ EMBED_FN(driver_version)(void) {
 EMBED_FN(init)(void) { return cuInit(0); }
 
 // cuMemAdvise with a host location: served by cuMemAdvise_v2, or adapted to cuMemAdvise(CPU).
+// Headers before 12.2 have neither CU_MEM_LOCATION_TYPE_HOST nor the CUmemLocation form
+// (the CUDA 11.8 headers build of CI): there it passes CU_DEVICE_CPU to the old form.
 EMBED_FN(mem_advise_host)(void) {
+#if CUDA_VERSION >= 12020
   CUmemLocation host = {CU_MEM_LOCATION_TYPE_HOST, 0};
   return cuMemAdvise(0x2000, 4096, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, host);
+#else
+  return cuMemAdvise(0x2000, 4096, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, CU_DEVICE_CPU);
+#endif
 }
 
 // This copy's binding status of `symbol` as a small integer: 0 unbound, 1 native, 2 adapter,
