@@ -4,9 +4,10 @@
 #
 #   tests/gpu/stage.sh [DEST]        default DEST: <repo>/.gpu_carry
 #
-# Main workspace:      bazel build //tools:cudyn-check //stubs:libcudyn_cuda.so
+# Main workspace:      bazel build //tools:cudyn-check //stubs:libcudyn_cuda.so //dist:tarball
 # examples workspace:  bazel build //...   (vector_add managed_memory graph context events vmm shim_client)
 # Then, on the GPU machine, from the repository root:  bash tests/gpu/run_gpu.sh DEST OUT_DIR
+# and bash tests/gpu/run_cudyn_run.sh DEST OUT_DIR
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,7 +15,7 @@ dest=${1:-$repo/.gpu_carry}
 EXAMPLES="vector_add managed_memory graph context events vmm shim_client"
 
 cd "$repo"
-bazel build //tools:cudyn-check //stubs:libcudyn_cuda.so
+bazel build //tools:cudyn-check //stubs:libcudyn_cuda.so //dist:tarball
 main_bin=$(bazel info bazel-bin 2>/dev/null)
 
 cd "$repo/examples"
@@ -24,6 +25,7 @@ examples_bin=$(bazel info bazel-bin 2>/dev/null)
 mkdir -p "$dest"
 rm -f "$dest"/*
 cp "$main_bin/tools/cudyn-check" "$main_bin/stubs/libcudyn_cuda.so" "$dest/"
+cp "$main_bin"/dist/cudyn-*-linux-x86_64.tar.gz "$dest/"  # for run_cudyn_run.sh
 for name in $EXAMPLES; do
   cp "$examples_bin/$name/$name" "$dest/"
 done
