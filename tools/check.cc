@@ -52,21 +52,29 @@ exit: 0 ok, 2 usage, 3 no usable driver.
 )HELP";
   }
   if (command == "binary") {
-    return R"HELP(usage: cudyn-check binary FILE... [--target-version V] [--driver PATH] [--max-cuda-version V]
-                          [--search-root DIR] [--json]
+    return R"HELP(usage: cudyn-check binary FILE... [--target-version V] [--gpu sm_XY]... [--driver PATH]
+                          [--max-cuda-version V] [--search-root DIR] [--json]
 
-For each ELF file: class and machine; whether it links libcuda (DT_NEEDED
-libcuda.so*), libcudart, or cudyn (DT_NEEDED libcudyn_cuda.so, driver-API
-symbols it defines itself, or the cudyn loader compiled in); each imported
-driver-API symbol (cu[A-Z]*) with the minimum CUDA driver version it needs
-(its ABI version; symbols the tables do not know are "unknown" and can never be
-satisfied); and the verdict: compatible iff every non-weak import's ABI version
-<= the target. The target is --target-version (no driver needed), else the
-effective version of the driver cudyn finds. A binary linking cudyn is
-"portable".
+For each ELF file, every layer that decides whether it runs on a driver + GPU:
+  driver API  each imported driver-API symbol (cu[A-Z]*) with the minimum CUDA
+              driver version it needs (symbols the tables do not know can never
+              be satisfied); a file linking cudyn is "portable" here
+  runtime     the CUDA runtime it links (DT_NEEDED libcudart.so.N) or embeds
+              (static runtime): too old a driver -> 35 cudaErrorInsufficientDriver
+  kernels     its fatbins' SASS and PTX: no image for the GPU -> 209
+              cudaErrorNoKernelImageForDevice, PTX ISA too new for the driver ->
+              222 cudaErrorUnsupportedPtxVersion
+The first failing layer decides (exit 1). Driver entry points the file names as
+strings (dlsym / cuGetProcAddress) are listed as information only. The target is
+--target-version (no driver needed), else the effective version of the driver
+cudyn finds. The GPU is --gpu, else the devices of a usable driver (cuInit),
+else none: the kernel layer is then "unknown" unless the file's only device code
+is PTX too new for every GPU.
 
 options:
   --target-version V      judge against CUDA V (12020 or 12.2); no driver needed
+  --gpu sm_XY[,sm_XY]     judge the kernels for these GPUs (repeatable; sm_90, 90, 9.0);
+                          --gpu none: no GPU (do not ask the driver)
   --driver PATH           judge against this driver's version
   --max-cuda-version V    clamp the driver's version
   --search-root DIR       discover the driver under DIR
@@ -75,8 +83,8 @@ options:
 
 exit (worst file wins, in this order): 2 a file is unreadable, not ELF or
 malformed (the others are still checked), 3 no target (no driver and no
---target-version) for a file that imports driver API, 1 a file is
-incompatible, 0 all compatible / portable.
+--target-version) for a file that imports driver API or needs a runtime, 1 a file is
+incompatible (any layer), 0 all compatible / portable.
 )HELP";
   }
   if (command == "drivers") {
@@ -108,7 +116,7 @@ Checks which NVIDIA driver cudyn finds and what it can run.
 subcommands:
   report    (default) the driver found, its version, strategy, cuInit, devices, findings
   apis      every driver-API entry and how this driver serves it
-  binary    which driver API an ELF file needs and whether a driver version has it
+  binary    whether an ELF file runs on a driver version + GPU (driver API, runtime, kernels)
   drivers   every libcuda on the system and which one cudyn picks
   help      help for a subcommand (or use SUBCOMMAND --help)
 

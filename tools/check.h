@@ -10,6 +10,9 @@
 
 #include "tools/check_common.h"
 #include "tools/cli_args.h"
+#include "tools/layers/kernel_layer.h"
+#include "tools/layers/runtime_layer.h"
+#include "tools/layers/verdict.h"
 
 namespace cudyn {
 namespace check {
@@ -45,6 +48,13 @@ struct ImportedApi {
   bool weak = false;        // weak imports do not decide the verdict (the binary loads without)
 };
 
+// A driver entry point the file names as a string (in .rodata / .dynstr) without importing it:
+// a program that looks it up at run time (dlsym / cuGetProcAddress). Information only.
+struct NamedApi {
+  std::string symbol;
+  int abi_version = 0;  // the table's minimum CUDA driver version
+};
+
 enum class Verdict { kError, kPortable, kNotApplicable, kCompatible, kIncompatible, kUndecided };
 const char* VerdictName(Verdict verdict);  // "error", "portable", "not_applicable", ...
 
@@ -64,6 +74,11 @@ struct BinaryAnalysis {
   bool is_driver_library = false;           // it is a libcuda itself (SONAME libcuda.so.*)
   std::vector<ImportedApi> imports;
   std::vector<std::string> warnings;        // from the ELF reader
+  // The runtime and kernel layers (tools/layers), from the same mapping of the file.
+  layers::RuntimeLayer runtime;
+  layers::KernelLayer kernels;
+  // Table entry points named as strings, not imported and not defined; newest first, then by name.
+  std::vector<NamedApi> named;
   bool links_cudyn() const {
     return !cudyn_needed.empty() || defined_driver_symbols > 0 || static_cudyn_marker;
   }
@@ -73,16 +88,38 @@ struct BinaryAnalysis {
   std::vector<std::string> unknown_symbols() const;
 };
 
-// Reads `path` (ELF reader, mmap) and classifies it. Never throws; `error` is set on failure.
+// Maps `path` once and reads it whole (ELF reader, fatbin reader, runtime and kernel layers, the
+// named entry points, the static-cudyn marker). Never throws; `error` is set on failure.
 BinaryAnalysis AnalyzeBinary(const std::string& path);
+
+// What a file is judged against.
+struct BinaryTarget {
+  int version = 0;                    // CUDA driver version; 0 = none known
+  std::vector<layers::GpuArch> gpus;  // empty: no GPU known
+};
 
 struct BinaryVerdict {
   Verdict verdict = Verdict::kError;
   std::string reason;                 // one line
   std::vector<std::string> too_new;   // imports whose abi_version > target
+  // Set by JudgeFile: the verdict of each layer in decision order (driver API, runtime, then the
+  // kernels once per GPU, or once without a GPU), the GPU of each ("" when none), and the
+  // failing layer that decides (kNone when the file runs) with its CUDA error (35/209/222; 0
+  // for the driver API: the dynamic linker refuses the file).
+  std::vector<layers::LayerVerdict> layers;
+  std::vector<std::string> layer_gpus;
+  layers::Layer deciding_layer = layers::Layer::kNone;
+  int cuda_error = 0;
 };
-// target: 0 = no target known.
+// The driver-API layer alone (imports vs target). target: 0 = no target known.
 BinaryVerdict Judge(const BinaryAnalysis& analysis, int target);
+// Every layer: the driver-API verdict (Judge) is layers::Decide's `earlier` layer, then the
+// runtime, then the kernels. The first failing layer makes the file incompatible.
+BinaryVerdict JudgeFile(const BinaryAnalysis& analysis, const BinaryTarget& target);
+
+// "sm_90,sm_80a" / "90" / "9.0" -> GPUs; "none" -> no GPU. False (and *error) when malformed.
+bool ParseGpuList(const std::string& text, std::vector<layers::GpuArch>* out, bool* none,
+                  std::string* error);
 
 }  // namespace check
 }  // namespace cudyn

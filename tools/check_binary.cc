@@ -1,16 +1,25 @@
-// `cudyn-check binary FILE...`: which CUDA driver API an ELF file imports and whether a driver
-// version (--target-version, or the driver's effective version) provides all of it.
+// `cudyn-check binary FILE...`: every layer that decides whether an ELF file runs on a driver
+// version (--target-version, or the driver's effective version) and a GPU (--gpu, or the
+// driver's devices). Readers (one mmap per file: ELF reader, fatbin reader, layer analyses,
+// named entry points) -> one verdict per layer -> one verdict per file (layers::Decide) ->
+// printers (check_binary_print.cc).
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "tools/check.h"
+#include "tools/check_binary.h"
 #include "tools/elf/elf_reader.h"
+#include "tools/fatbin/fatbin_reader.h"
+#include "tools/layers/analyze.h"
 #include "version_tables/api_table.h"
 
 namespace cudyn {
@@ -21,8 +30,6 @@ namespace {
 // reads), used to recognise a binary with cudyn compiled in statically: an executable does not
 // export the drop-in's cu* symbols, so its dynamic symbol table cannot tell.
 constexpr char kStaticCudynMarker[] = "CUDYN_DRIVER_PATH";
-// Files above this size are not scanned for the marker (the verdict does not depend on it).
-constexpr off_t kMarkerScanLimit = 256 << 20;
 
 bool StartsWith(const std::string& s, const char* prefix) {
   return s.compare(0, std::strlen(prefix), prefix) == 0;
@@ -35,36 +42,84 @@ bool IsDriverApiName(const std::string& name) {
          std::isupper(static_cast<unsigned char>(name[2]));
 }
 
-// Searches the file for the marker with bounded reads (no mmap: a concurrent truncation must
-// not SIGBUS the tool). Returns false on any error.
-bool FileContains(const std::string& path, const char* marker, std::string* note) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+// A whole file mapped read-only (the ELF reader's caveat applies: a concurrent truncation of
+// the file delivers SIGBUS).
+class MappedFile {
+ public:
+  MappedFile() = default;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile() {
+    if (map_ != nullptr) munmap(map_, size_);
+  }
+  bool Open(const std::string& path, std::string* error) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+      *error = std::string("cannot open: ") + std::strerror(errno);
+      return false;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+      close(fd);
+      *error = "not a regular non-empty file";
+      return false;
+    }
+    size_ = static_cast<size_t>(st.st_size);
+    void* map = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    int saved = errno;
     close(fd);
-    return false;
+    if (map == MAP_FAILED) {
+      *error = std::string("cannot mmap: ") + std::strerror(saved);
+      size_ = 0;
+      return false;
+    }
+    map_ = map;
+    return true;
   }
-  if (st.st_size > kMarkerScanLimit) {
-    *note = "not scanned for a statically linked cudyn (file larger than 256 MiB)";
-    close(fd);
-    return false;
+  const uint8_t* data() const { return static_cast<const uint8_t*>(map_); }
+  size_t size() const { return size_; }
+
+ private:
+  void* map_ = nullptr;
+  size_t size_ = 0;
+};
+
+bool IsIdentChar(uint8_t c) { return std::isalnum(c) || c == '_'; }
+
+// Table entry points named as NUL-terminated strings in the read-only data and the dynamic
+// string table: "cu" + an upper-case letter + identifier characters, starting at the section
+// start or after a NUL. Skips imports and definitions (`skip`).
+std::vector<NamedApi> FindNamedApis(const uint8_t* data, size_t size,
+                                    const std::set<std::string>& skip) {
+  std::vector<NamedApi> out;
+  std::vector<fatbin::SectionInfo> sections;
+  if (!fatbin::ReadElfSections(data, size, &sections)) return out;
+  std::set<std::string> seen;
+  for (const fatbin::SectionInfo& sec : sections) {
+    if (sec.type == 0 || sec.type == 8 /* NOBITS */) continue;
+    if (sec.name != ".dynstr" && sec.name.compare(0, 7, ".rodata") != 0) continue;
+    if (sec.offset > size || sec.size > size - sec.offset) continue;
+    const uint8_t* p = data + sec.offset;
+    const size_t n = static_cast<size_t>(sec.size);
+    for (size_t i = 0; i + 3 < n; ++i) {
+      if (p[i] != 'c' || p[i + 1] != 'u' || !std::isupper(p[i + 2])) continue;
+      if (i > 0 && p[i - 1] != 0) continue;
+      size_t j = i + 3;
+      while (j < n && j - i < 128 && IsIdentChar(p[j])) ++j;
+      if (j >= n || p[j] != 0) continue;
+      std::string name(reinterpret_cast<const char*>(p + i), j - i);
+      i = j;
+      if (skip.count(name) != 0 || !seen.insert(name).second) continue;
+      int e = FindEntry(name);
+      if (e < 0) continue;
+      out.push_back({name, kEntries[e].abi_version});
+    }
   }
-  const size_t marker_len = std::strlen(marker);
-  std::vector<char> buf(1 << 20);
-  size_t kept = 0;  // bytes carried over from the previous chunk
-  bool found = false;
-  while (!found) {
-    ssize_t n = read(fd, buf.data() + kept, buf.size() - kept);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    size_t have = kept + static_cast<size_t>(n);
-    found = memmem(buf.data(), have, marker, marker_len) != nullptr;
-    kept = std::min(have, marker_len - 1);
-    std::memmove(buf.data(), buf.data() + have - kept, kept);
-  }
-  close(fd);
-  return found;
+  std::sort(out.begin(), out.end(), [](const NamedApi& x, const NamedApi& y) {
+    if (x.abi_version != y.abi_version) return x.abi_version > y.abi_version;
+    return x.symbol < y.symbol;
+  });
+  return out;
 }
 
 std::string TypeName(const elf::ElfInfo& info) {
@@ -75,39 +130,6 @@ std::string TypeName(const elf::ElfInfo& info) {
     case 4: return "core";
     default: return "unknown (" + std::to_string(info.elf_type) + ")";
   }
-}
-
-std::string Join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += sep;
-    out += items[i];
-  }
-  return out;
-}
-
-std::string CudynEvidence(const BinaryAnalysis& a) {
-  std::vector<std::string> parts;
-  if (!a.cudyn_needed.empty()) parts.push_back("DT_NEEDED " + Join(a.cudyn_needed, ", "));
-  if (a.defined_driver_symbols > 0) {
-    parts.push_back("defines " + std::to_string(a.defined_driver_symbols) +
-                    " driver-API symbols itself (static cudyn drop-in)");
-  }
-  if (a.static_cudyn_marker) parts.push_back("static: the cudyn loader is compiled in");
-  return Join(parts, "; ");
-}
-
-// "libcudart.so.12" -> 12000, "libcudart.so.11.0" -> 11000, "libcudart.so.10.1" -> 10010.
-int CudartVersion(const std::string& soname) {
-  const std::string prefix = "libcudart.so.";
-  if (!StartsWith(soname, prefix.c_str())) return 0;
-  std::string rest = soname.substr(prefix.size());
-  int major = std::atoi(rest.c_str());
-  int minor = 0;
-  size_t dot = rest.find('.');
-  if (dot != std::string::npos) minor = std::atoi(rest.c_str() + dot + 1);
-  if (major <= 0 || major > 99 || minor < 0 || minor > 9) return 0;
-  return major * 1000 + minor * 10;
 }
 
 }  // namespace
@@ -184,12 +206,30 @@ BinaryAnalysis AnalyzeBinary(const std::string& path) {
     seen[sym.name] = a.imports.size();
     a.imports.push_back(std::move(api));
   }
+  // The rest reads the whole file: one mapping for the marker, the named entry points and the
+  // runtime and kernel layers (no size limit).
+  MappedFile file;
+  std::string map_error;
+  if (!file.Open(path, &map_error)) {
+    a.error = path + ": " + map_error;
+    return a;
+  }
   if (a.imports.empty() && a.libcuda_needed.empty() && a.cudyn_needed.empty() &&
       a.defined_driver_symbols == 0 && !a.is_driver_library) {
-    std::string note;
-    a.static_cudyn_marker = FileContains(path, kStaticCudynMarker, &note);
-    if (!note.empty()) a.warnings.push_back(note);
+    a.static_cudyn_marker = memmem(file.data(), file.size(), kStaticCudynMarker,
+                                   sizeof kStaticCudynMarker - 1) != nullptr;
   }
+  layers::FileLayers fl = layers::AnalyzeImage(file.data(), file.size());
+  if (!fl.ok) {
+    a.error = path + ": " + fl.error;
+    return a;
+  }
+  a.runtime = std::move(fl.runtime);
+  a.kernels = std::move(fl.kernels);
+  for (const std::string& w : a.kernels.warnings) a.warnings.push_back("fatbin: " + w);
+  std::set<std::string> skip(info.defined.begin(), info.defined.end());
+  for (const ImportedApi& api : a.imports) skip.insert(api.symbol);
+  a.named = FindNamedApis(file.data(), file.size(), skip);
   return a;
 }
 
@@ -250,8 +290,6 @@ BinaryVerdict Judge(const BinaryAnalysis& a, int target) {
   return v;
 }
 
-namespace {
-
 int ExitFor(Verdict verdict) {
   switch (verdict) {
     case Verdict::kError: return kExitUsage;
@@ -260,6 +298,8 @@ int ExitFor(Verdict verdict) {
     default: return kExitOk;
   }
 }
+
+namespace {
 
 // Precedence of the per-file exit codes: 2 (an input could not be read) > 3 (undecided) >
 // 1 (incompatible) > 0.
@@ -272,117 +312,177 @@ int Rank(int code) {
   }
 }
 
-Json ImportJson(const ImportedApi& api, int target) {
-  Json j = Json::object();
-  j["symbol"] = api.symbol;
-  j["base"] = api.entry >= 0 ? Json(api.base) : Json();
-  j["known"] = api.entry >= 0;
-  j["abi_version"] = api.entry >= 0 ? Json(api.abi_version) : Json();
-  j["abi_version_text"] = api.entry >= 0 ? ShortVersion(api.abi_version) : "unknown";
-  j["weak"] = api.weak;
-  if (api.entry < 0) {
-    j["satisfied"] = false;
-  } else if (target > 0) {
-    j["satisfied"] = api.abi_version <= target;
+// The driver-API verdict (Judge) as the first layer of layers::Decide.
+layers::LayerVerdict DriverApiLayer(const BinaryAnalysis& a, const BinaryVerdict& api) {
+  layers::LayerVerdict l;
+  l.layer = layers::Layer::kDriverApi;
+  l.min_driver = a.unknown_symbols().empty() ? a.needs_version() : 0;
+  l.reason = api.reason;
+  switch (api.verdict) {
+    case Verdict::kIncompatible: l.status = layers::Status::kFails; break;
+    case Verdict::kUndecided: l.status = layers::Status::kUnknown; break;
+    case Verdict::kPortable: l.status = layers::Status::kOk; l.min_driver = 0; break;
+    default:
+      l.status = a.needs_version() > 0 ? layers::Status::kOk : layers::Status::kNotApplicable;
+      break;
+  }
+  return l;
+}
+
+// The runtime and kernel layers when there is no target version: nothing can be decided.
+void LayersWithoutTarget(const BinaryAnalysis& a, BinaryVerdict* v) {
+  layers::LayerVerdict rt;
+  rt.layer = layers::Layer::kRuntime;
+  rt.min_driver = a.runtime.min_driver;
+  if (a.runtime.linkage == layers::RuntimeLinkage::kNone) {
+    rt.status = layers::Status::kNotApplicable;
+    rt.reason = "no CUDA runtime linked or embedded";
   } else {
-    j["satisfied"] = Json();
+    rt.status = layers::Status::kUnknown;
+    rt.reason = RuntimeFindingText(a.runtime) + "; no target version";
   }
-  return j;
+  v->layers.push_back(rt);
+  v->layer_gpus.push_back("");
+  layers::LayerVerdict k;
+  k.layer = layers::Layer::kKernels;
+  k.status = a.kernels.has_device_code ? layers::Status::kUnknown : layers::Status::kNotApplicable;
+  k.reason = a.kernels.has_device_code ? "depends on the driver and the GPU (no target version)"
+                                       : "no device code";
+  v->layers.push_back(k);
+  v->layer_gpus.push_back("");
 }
 
-Json StringList(const std::vector<std::string>& items) {
-  Json j = Json::array();
-  for (const std::string& s : items) j.push_back(s);
-  return j;
+}  // namespace
+
+BinaryVerdict JudgeFile(const BinaryAnalysis& a, const BinaryTarget& target) {
+  BinaryVerdict v = Judge(a, target.version);
+  if (v.verdict == Verdict::kError || v.verdict == Verdict::kNotApplicable) return v;
+  layers::LayerVerdict api = DriverApiLayer(a, v);
+  if (target.version <= 0) {
+    v.layers.push_back(api);
+    v.layer_gpus.push_back("");
+    LayersWithoutTarget(a, &v);
+    if (v.verdict != Verdict::kIncompatible && v.verdict != Verdict::kUndecided &&
+        a.runtime.min_driver > 0) {
+      v.verdict = Verdict::kUndecided;
+      v.reason = "its CUDA runtime needs a CUDA " + layers::CudaVersionText(a.runtime.min_driver) +
+                 " driver; no target version (no driver found and no --target-version)";
+    }
+    return v;
+  }
+  layers::Target first;
+  first.cuda_version = target.version;
+  if (!target.gpus.empty()) {
+    first.has_gpu = true;
+    first.gpu = target.gpus[0];
+  }
+  // The kernels for every further GPU come after the first one's.
+  std::vector<layers::LayerVerdict> later;
+  for (size_t i = 1; i < target.gpus.size(); ++i) {
+    layers::Target t = first;
+    t.gpu = target.gpus[i];
+    later.push_back(layers::JudgeKernels(a.kernels, t));
+  }
+  layers::FileVerdict f = layers::Decide(a.runtime, a.kernels, first, {api}, later);
+  v.layers = f.layers;
+  for (const layers::LayerVerdict& l : v.layers) {
+    (void)l;
+    v.layer_gpus.push_back("");
+  }
+  // Kernel layers sit at 2, 3, ... (driver API, runtime first).
+  for (size_t i = 0; i < target.gpus.size() && 2 + i < v.layer_gpus.size(); ++i) {
+    v.layer_gpus[2 + i] = target.gpus[i].Name("sm_");
+  }
+  if (!f.runs) {
+    v.deciding_layer = f.deciding_layer;
+    v.cuda_error = f.cuda_error;
+    if (f.deciding_layer != layers::Layer::kDriverApi) {
+      v.verdict = Verdict::kIncompatible;
+      v.reason = std::string(layers::LayerName(f.deciding_layer)) + ": " + f.reason;
+      if (f.cuda_error != 0) v.reason += " -> " + CudaErrorText(f.cuda_error);
+    }
+    return v;
+  }
+  // Runs: the driver-API reason, plus what the other layers found.
+  for (size_t i = 1; i < v.layers.size(); ++i) {
+    const layers::LayerVerdict& l = v.layers[i];
+    if (l.status == layers::Status::kNotApplicable) continue;
+    v.reason += std::string("; ") + layers::LayerName(l.layer) + ": " + l.reason;
+  }
+  return v;
 }
 
-Json FileJson(const BinaryAnalysis& a, const BinaryVerdict& v, int target) {
-  Json j = Json::object();
-  j["path"] = a.path;
-  j["ok"] = a.error.empty();
-  j["error"] = a.error.empty() ? Json() : Json(a.error);
-  if (a.error.empty()) {
-    j["elf_class"] = a.elf_class;
-    j["machine"] = a.machine;
-    j["type"] = a.type;
-    j["dynamic"] = a.is_dynamic;
-    j["soname"] = a.soname.empty() ? Json() : Json(a.soname);
-    j["links_libcuda"] = !a.libcuda_needed.empty();
-    j["links_cudart"] = !a.cudart_needed.empty();
-    j["links_cudyn"] = a.links_cudyn();
-    j["libcuda_needed"] = StringList(a.libcuda_needed);
-    j["cudart_needed"] = StringList(a.cudart_needed);
-    j["cudyn_needed"] = StringList(a.cudyn_needed);
-    j["defined_driver_symbols"] = a.defined_driver_symbols;
-    j["static_cudyn_marker"] = a.static_cudyn_marker;
-    j["is_driver_library"] = a.is_driver_library;
-    j["cudyn_evidence"] = a.links_cudyn() ? Json(CudynEvidence(a)) : Json();
-    Json imports = Json::array();
-    for (const ImportedApi& api : a.imports) imports.push_back(ImportJson(api, target));
-    j["imports"] = std::move(imports);
-    j["needs_version"] = a.needs_version();
-    j["needs_version_text"] = ShortVersion(a.needs_version());
-    j["unknown_symbols"] = StringList(a.unknown_symbols());
-    Json notes = Json::array();
-    for (const std::string& soname : a.cudart_needed) {
-      int runtime = CudartVersion(soname);
-      if (runtime > 0) {
-        notes.push_back("links the CUDA runtime " + soname +
-                        ", which itself needs a driver of CUDA " + ShortVersion(runtime) +
-                        " or newer (not part of the symbol verdict)");
-      }
-    }
-    j["notes"] = std::move(notes);
-    j["warnings"] = StringList(a.warnings);
+bool ParseGpuList(const std::string& text, std::vector<layers::GpuArch>* out, bool* none,
+                  std::string* error) {
+  *none = false;
+  if (text == "none") {
+    *none = true;
+    return true;
   }
-  j["verdict"] = VerdictName(v.verdict);
-  j["reason"] = v.reason;
-  j["too_new"] = StringList(v.too_new);
-  j["exit_code"] = ExitFor(v.verdict);
-  return j;
+  size_t start = 0;
+  while (true) {
+    size_t comma = text.find(',', start);
+    std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    layers::GpuArch arch;
+    bool chars_ok = !item.empty();
+    for (char c : item) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.') chars_ok = false;
+    }
+    if (!chars_ok || item.compare(0, 8, "compute_") == 0 || !layers::ParseGpuArch(item, &arch) ||
+        arch.major > 20) {
+      *error = "'" + item + "' is not a GPU architecture (e.g. sm_90, sm_80, 90 or 9.0; or none)";
+      return false;
+    }
+    arch.variant = '\0';  // a GPU is sm_90; `a`/`f` name images, not devices
+    if (std::find(out->begin(), out->end(), arch) == out->end()) out->push_back(arch);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return true;
 }
 
-void PrintFile(std::ostream& out, const BinaryAnalysis& a, const BinaryVerdict& v, int target) {
-  out << a.path << "\n";
-  out << "  ELF" << a.elf_class << " " << a.machine << ", " << a.type
-      << (a.is_dynamic ? ", dynamically linked" : ", no dynamic section")
-      << (a.soname.empty() ? "" : ", SONAME " + a.soname) << "\n";
-  std::vector<std::string> links;
-  if (!a.libcuda_needed.empty()) links.push_back("libcuda (" + Join(a.libcuda_needed, ", ") + ")");
-  if (!a.cudart_needed.empty()) links.push_back("libcudart (" + Join(a.cudart_needed, ", ") + ")");
-  if (a.links_cudyn()) links.push_back("cudyn (" + CudynEvidence(a) + ")");
-  out << "  links: " << (links.empty() ? "no libcuda, libcudart or cudyn" : Join(links, "; "))
-      << "\n";
-  for (const std::string& soname : a.cudart_needed) {
-    int runtime = CudartVersion(soname);
-    if (runtime > 0) {
-      out << "  note: the CUDA runtime " << soname << " itself needs a driver of CUDA "
-          << ShortVersion(runtime) << " or newer\n";
-    }
+namespace {
+
+// Plain C types of the driver functions asked for the devices' compute capabilities.
+using CuInitFn = int (*)(unsigned);
+using CuDeviceGetCountFn = int (*)(int*);
+using CuDeviceGetFn = int (*)(int*, int);
+using CuDeviceGetAttributeFn = int (*)(int*, int, int);
+constexpr int kAttrComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+constexpr int kAttrComputeCapabilityMinor = 76;
+
+// The compute capabilities of the driver's devices (deduplicated), empty when cuInit fails or
+// there are none; *note says why, for people.
+std::vector<layers::GpuArch> DriverGpus(Driver& d, std::string* note) {
+  std::vector<layers::GpuArch> gpus;
+  auto init = reinterpret_cast<CuInitFn>(d.Resolve(kEntry_cuInit));
+  int rc = init != nullptr ? init(0) : -1;
+  if (rc != 0) {
+    *note = "cuInit(0) returned " + (rc < 0 ? std::string("nothing (no cuInit)")
+                                           : std::to_string(rc) + " " + ResultNameText(rc));
+    return gpus;
   }
-  if (!a.is_driver_library) {
-    out << "  driver API imports: " << a.imports.size() << "\n";
-    size_t width = 0;
-    for (const ImportedApi& api : a.imports) width = std::max(width, api.symbol.size());
-    for (const ImportedApi& api : a.imports) {
-      out << "    " << api.symbol << std::string(width - api.symbol.size() + 2, ' ');
-      if (api.entry < 0) {
-        out << "unknown (not in the cudyn tables)";
-      } else {
-        std::string version = VersionText(api.abi_version);
-        out << "needs " << version;
-        if (api.weak) out << "  (weak: optional)";
-        if (!api.weak && target > 0 && api.abi_version > target && !a.links_cudyn()) {
-          out << std::string(version.size() < 14 ? 14 - version.size() : 0, ' ')
-              << "  newer than the target";
-        }
-      }
-      out << "\n";
-    }
-    if (a.needs_version() > 0) out << "  needs: CUDA " << VersionText(a.needs_version()) << "\n";
+  auto count_fn = reinterpret_cast<CuDeviceGetCountFn>(d.Resolve(kEntry_cuDeviceGetCount));
+  auto get_fn = reinterpret_cast<CuDeviceGetFn>(d.Resolve(kEntry_cuDeviceGet));
+  auto attr_fn = reinterpret_cast<CuDeviceGetAttributeFn>(d.Resolve(kEntry_cuDeviceGetAttribute));
+  int count = 0;
+  if (count_fn == nullptr || get_fn == nullptr || attr_fn == nullptr || count_fn(&count) != 0) {
+    *note = "cuDeviceGetCount failed";
+    return gpus;
   }
-  for (const std::string& w : a.warnings) out << "  warning: " << w << "\n";
-  out << "  verdict: " << VerdictName(v.verdict) << ": " << v.reason << "\n";
+  for (int ordinal = 0; ordinal < count && ordinal < 1024; ++ordinal) {
+    int handle = 0, major = 0, minor = 0;
+    if (get_fn(&handle, ordinal) != 0 ||
+        attr_fn(&major, kAttrComputeCapabilityMajor, handle) != 0 ||
+        attr_fn(&minor, kAttrComputeCapabilityMinor, handle) != 0 || major <= 0) {
+      continue;
+    }
+    layers::GpuArch arch{major, minor, '\0'};
+    if (std::find(gpus.begin(), gpus.end(), arch) == gpus.end()) gpus.push_back(arch);
+  }
+  if (gpus.empty()) *note = "the driver reports no device";
+  return gpus;
 }
 
 }  // namespace
@@ -393,40 +493,61 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
         << "run 'cudyn-check binary --help'\n";
     return kExitUsage;
   }
+  // The GPUs: --gpu (repeatable, comma lists), else the devices of a usable driver.
+  BinaryTarget target;
+  bool gpu_none = false;
+  for (const std::string& value : args.get_all("--gpu")) {
+    bool none = false;
+    std::string error;
+    if (!ParseGpuList(value, &target.gpus, &none, &error)) {
+      err << "cudyn-check binary: --gpu " << error << "\n";
+      return kExitUsage;
+    }
+    gpu_none = gpu_none || none;
+  }
+  if (gpu_none && !target.gpus.empty()) {
+    err << "cudyn-check binary: --gpu none cannot be combined with GPU architectures\n";
+    return kExitUsage;
+  }
+  std::string gpu_source = target.gpus.empty() ? "none" : "--gpu";
+  std::string gpu_note = gpu_none ? "--gpu none" : "";
+  const bool gpus_from_driver = target.gpus.empty() && !gpu_none;
+
   // The target: --target-version, else the driver's effective version.
-  int target = 0;
   Json target_json;
   Json driver_json;
   std::string target_text;
   OpenedDriver opened;
-  if (args.has("--target-version")) {
+  bool have_version_option = args.has("--target-version");
+  if (have_version_option) {
     std::optional<int> v = ParseVersionOption(args.get("--target-version"));
     if (!v) {
       err << "cudyn-check binary: --target-version '" << args.get("--target-version")
           << "' is not a CUDA version (e.g. 11040 or 11.4)\n";
       return kExitUsage;
     }
-    target = *v;
-    target_text = "CUDA " + VersionText(target) + " (--target-version)";
+    target.version = *v;
+    target_text = "CUDA " + VersionText(target.version) + " (--target-version)";
     target_json = Json::object();
-    target_json["version"] = target;
-    target_json["version_text"] = ShortVersion(target);
+    target_json["version"] = target.version;
+    target_json["version_text"] = ShortVersion(target.version);
     target_json["source"] = "--target-version";
-  } else {
+  }
+  if (!have_version_option || gpus_from_driver) {
     OpenRequest request;
     if (!ParseOpenRequest(args, "binary", &request, err)) return kExitUsage;
     opened = OpenDriverForCheck(request);
-    if (opened.driver != nullptr && opened.driver->ok()) {
-      target = opened.driver->effective_version();
-      target_text = "CUDA " + VersionText(target) + " (effective version of the driver " +
+    const bool usable = opened.driver != nullptr && opened.driver->ok();
+    if (usable && !have_version_option) {
+      target.version = opened.driver->effective_version();
+      target_text = "CUDA " + VersionText(target.version) + " (effective version of the driver " +
                     opened.driver->path() + ")";
       target_json = Json::object();
-      target_json["version"] = target;
-      target_json["version_text"] = ShortVersion(target);
+      target_json["version"] = target.version;
+      target_json["version_text"] = ShortVersion(target.version);
       target_json["source"] = "driver";
       driver_json = DriverJson(opened);
-      KeepDriverLoaded(std::move(opened.driver));
-    } else {
+    } else if (!have_version_option) {
       target_text = "none: no driver found and no --target-version";
       if (opened.driver != nullptr) {
         driver_json = Json::object();
@@ -434,14 +555,24 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
         driver_json["candidates"] = CandidatesJson(opened.driver->candidates());
       }
     }
+    if (gpus_from_driver) {
+      if (usable) {
+        target.gpus = DriverGpus(*opened.driver, &gpu_note);
+        if (!target.gpus.empty()) gpu_source = "driver";
+      } else {
+        gpu_note = "no usable driver to ask";
+      }
+    }
+    if (usable) KeepDriverLoaded(std::move(opened.driver));
   }
+  std::vector<std::string> gpu_names;
+  for (const layers::GpuArch& g : target.gpus) gpu_names.push_back(g.Name("sm_"));
 
   int exit_code = kExitOk;
-  Json files = Json::array();
   std::vector<std::pair<BinaryAnalysis, BinaryVerdict>> results;
   for (const std::string& path : args.positional) {
     BinaryAnalysis a = AnalyzeBinary(path);
-    BinaryVerdict v = Judge(a, target);
+    BinaryVerdict v = JudgeFile(a, target);
     int code = ExitFor(v.verdict);
     if (Rank(code) > Rank(exit_code)) exit_code = code;
     if (!a.error.empty()) err << "cudyn-check: " << a.error << "\n";
@@ -452,17 +583,33 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
     Json j = Json::object();
     j["command"] = "binary";
     j["target"] = target_json;
-    j["driver"] = driver_json;
-    for (const auto& r : results) files.push_back(FileJson(r.first, r.second, target));
+    j["driver"] = have_version_option ? Json() : driver_json;
+    Json gpus = Json::object();
+    Json archs = Json::array();
+    for (const std::string& g : gpu_names) archs.push_back(g);
+    gpus["archs"] = std::move(archs);
+    gpus["source"] = gpu_source;
+    gpus["note"] = gpu_note.empty() ? Json() : Json(gpu_note);
+    j["gpus"] = std::move(gpus);
+    Json files = Json::array();
+    for (const auto& r : results) {
+      files.push_back(BinaryFileJson(r.first, r.second, target.version));
+    }
     j["files"] = std::move(files);
     j["exit_code"] = exit_code;
     out << JsonText(j);
     return exit_code;
   }
   out << "target: " << target_text << "\n";
-  if (target == 0 && opened.driver != nullptr && !opened.driver->ok()) {
+  if (target.version == 0 && opened.driver != nullptr && !opened.driver->ok()) {
     out << "driver candidates tried:\n";
     PrintCandidates(out, opened.driver->candidates(), "  ");
+  }
+  if (!gpu_names.empty()) {
+    out << "gpu: " << Join(gpu_names, ", ") << " (" << gpu_source << ")\n";
+  } else {
+    out << "gpu: none (" << (gpu_note.empty() ? "no --gpu" : gpu_note)
+        << "): kernel verdicts that depend on the GPU are unknown\n";
   }
   int counts[6] = {0, 0, 0, 0, 0, 0};
   for (const auto& r : results) {
@@ -470,7 +617,7 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
     if (!r.first.error.empty()) {
       out << r.first.path << "\n  error: " << r.first.error << "\n";
     } else {
-      PrintFile(out, r.first, r.second, target);
+      PrintBinaryFile(out, r.first, r.second, target.version);
     }
     ++counts[static_cast<int>(r.second.verdict)];
   }

@@ -38,7 +38,8 @@ const std::vector<std::string>& ValueOptions(const std::string& command) {
       new std::map<std::string, std::vector<std::string>>{
           {"report", {"--driver", "--max-cuda-version", "--search-root"}},
           {"apis", {"--driver", "--max-cuda-version", "--search-root", "--status", "--base"}},
-          {"binary", {"--target-version", "--driver", "--max-cuda-version", "--search-root"}},
+          {"binary",
+           {"--target-version", "--gpu", "--driver", "--max-cuda-version", "--search-root"}},
           {"drivers", {"--search-root"}},
           {"help", {}},
       };
@@ -90,6 +91,7 @@ std::string ParseArgs(const std::vector<std::string>& argv, Args* out) {
         value = argv[++i];
       }
       out->values[name] = *value;
+      out->all_values[name].push_back(*value);
       given_options.push_back(name);
       continue;
     }

@@ -18,12 +18,18 @@ struct Args {
   bool json = false;
   bool help = false;
   std::map<std::string, std::string> values;  // "--driver" -> "/path" (the last one wins)
+  // Every value of every option, in command-line order (for repeatable options such as --gpu).
+  std::map<std::string, std::vector<std::string>> all_values;
   std::vector<std::string> positional;
 
   bool has(const std::string& option) const { return values.count(option) != 0; }
   std::string get(const std::string& option) const {
     auto it = values.find(option);
     return it == values.end() ? std::string() : it->second;
+  }
+  std::vector<std::string> get_all(const std::string& option) const {
+    auto it = all_values.find(option);
+    return it == all_values.end() ? std::vector<std::string>() : it->second;
   }
 };
 

@@ -27,4 +27,14 @@ build multi -gencode arch=compute_75,code=sm_75 -gencode 'arch=compute_90,code=[
 build uncompressed --compress-mode=none
 build speed_lz4 --compress-mode=speed -cudart shared
 build rdc_object -rdc=true -c -gencode 'arch=compute_80,code=[sm_80,compute_80]'
+# Shared libraries with device code and no runtime (the application brings libcudart): only
+# their kernels decide.
+lib() {  # name, nvcc options...
+  local name="$1"
+  shift
+  build "$name" -cudart none -shared -Xcompiler -fPIC "$@"
+}
+lib lib_ptx80 -gencode arch=compute_80,code=compute_80
+lib lib_sm90 -gencode 'arch=compute_90,code=[sm_90,compute_90]'
+lib lib_sm90a -gencode arch=compute_90a,code=sm_90a
 rm -rf "$TMPDIR"

@@ -11,7 +11,18 @@ const char* LayerName(Layer l) {
   switch (l) {
     case Layer::kRuntime: return "runtime";
     case Layer::kKernels: return "kernels";
+    case Layer::kDriverApi: return "driver_api";
+    case Layer::kDependencies: return "dependencies";
     default: return "none";
+  }
+}
+
+const char* CudaErrorName(int error) {
+  switch (error) {
+    case kCudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
+    case kCudaErrorNoKernelImage: return "cudaErrorNoKernelImageForDevice";
+    case kCudaErrorUnsupportedPtxVersion: return "cudaErrorUnsupportedPtxVersion";
+    default: return "";
   }
 }
 

@@ -72,6 +72,8 @@ bool PtxTargets(const GpuArch& image, const GpuArch& gpu);
 
 const char* LayerName(Layer l);
 const char* StatusName(Status s);
+// 35 -> "cudaErrorInsufficientDriver", 209, 222; "" for others.
+const char* CudaErrorName(int error);
 // 12080 -> "12.8"
 std::string CudaVersionText(int v);
 

@@ -1,0 +1,433 @@
+// `cudyn-check binary` end to end on its layers: each test runs the real CLI as its own process on
+// programs the real CUDA 13.0 nvcc built (//tools/fatbin:nvcc_programs), the toolkit's
+// libcudart.so.13 and small stand-ins, and parses the --json answer back. The expected verdicts
+// follow from the nvcc options and the rules (tools/layers/verdict.h), not from the tool's output:
+//   default        static 13.0 runtime, sm_75 SASS + compute_75 PTX (ISA 9.0)
+//   cudart_shared  DT_NEEDED libcudart.so.13, same device code
+//   cudart_none    host-only C++, no runtime, no device code
+//   ptx_compute80  static runtime, compute_80 PTX (ISA 9.0) only
+//   sass_sm90a     static runtime, sm_90a SASS only
+//   multi          static runtime, sm_75 + sm_90 + compute_90 + sm_100f
+//   lib_ptx80      shared library, no runtime, compute_80 PTX (ISA 9.0) only
+//   lib_sm90       shared library, no runtime, sm_90 SASS + compute_90 PTX (ISA 9.0)
+//   lib_sm90a      shared library, no runtime, sm_90a SASS only
+// PTX ISA 9.0 is CUDA 13.0's (version_tables/inputs/ptx_isa.tsv); a runtime of family 13 needs a
+// 13.0 driver. CUDA errors: 35 insufficient driver, 209 no kernel image, 222 unsupported PTX.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/util/runfiles.h"
+
+extern char** environ;
+
+namespace cudyn {
+namespace check {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct ToolRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  Json json;
+  bool json_ok = false;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Tool() { return testing::Runfile("tools/cudyn-check"); }
+std::string Nvcc(const std::string& name) { return testing::Runfile("tools/fatbin/nvcc/" + name); }
+std::string Program(const std::string& name) { return testing::Runfile("tools/" + name); }
+std::string CudaLib(const std::string& name) {
+  const char* cp = std::getenv("CUDA_PATH");
+  return std::string(cp && *cp ? cp : "/usr/local/cuda-13.0") + "/lib64/" + name;
+}
+
+// Runs cudyn-check with `args`; the environment is the test's minus LD_LIBRARY_PATH and CUDYN_*.
+ToolRun RunTool(const std::vector<std::string>& args) {
+  ToolRun run;
+  static int counter = 0;
+  std::string dir = testing::MakeTempDir("run");
+  std::string out_path = dir + "/out" + std::to_string(counter);
+  std::string err_path = dir + "/err" + std::to_string(counter++);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string kv = *e;
+    if (kv.compare(0, 16, "LD_LIBRARY_PATH=") == 0 || kv.compare(0, 6, "CUDYN_") == 0) continue;
+    env_strings.push_back(kv);
+  }
+  std::vector<char*> envp;
+  for (std::string& kv : env_strings) envp.push_back(&kv[0]);
+  envp.push_back(nullptr);
+  std::string tool = Tool();
+  std::vector<std::string> argv_strings = {tool};
+  for (const std::string& a : args) argv_strings.push_back(a);
+  std::vector<char*> argv;
+  for (std::string& a : argv_strings) argv.push_back(&a[0]);
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int out_fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    execve(tool.c_str(), argv.data(), envp.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = ReadFile(out_path);
+  run.err = ReadFile(err_path);
+  run.json = Json::parse(run.out, nullptr, /*allow_exceptions=*/false);
+  run.json_ok = !run.json.is_discarded();
+  return run;
+}
+
+std::string Describe(const ToolRun& run) {
+  return "exit " + std::to_string(run.exit_code) + "\n--- stdout ---\n" + run.out.substr(0, 6000) +
+         "\n--- stderr ---\n" + run.err.substr(0, 2000);
+}
+
+// `binary FILE --target-version V [--gpu G] --json`, parsed; fails the test when no JSON.
+ToolRun Check(const std::string& file, const std::string& version, const std::string& gpu) {
+  std::vector<std::string> args = {"binary", file, "--target-version", version, "--json"};
+  if (!gpu.empty()) {
+    args.push_back("--gpu");
+    args.push_back(gpu);
+  }
+  ToolRun run = RunTool(args);
+  EXPECT_TRUE(run.json_ok) << Describe(run);
+  return run;
+}
+
+const Json& OnlyFile(const ToolRun& run) { return run.json["files"][0]; }
+
+// The verdict of a file: exit code, deciding layer ("" = none, runs) and CUDA error.
+void ExpectVerdict(const std::string& name, const std::string& file, const std::string& version,
+                   const std::string& gpu, int exit_code, const std::string& layer,
+                   int cuda_error) {
+  SCOPED_TRACE(name + " @" + version + " --gpu " + gpu);
+  ASSERT_FALSE(file.empty()) << name << " is missing";
+  ToolRun run = Check(file, version, gpu);
+  ASSERT_TRUE(run.json_ok);
+  EXPECT_EQ(run.exit_code, exit_code) << Describe(run);
+  EXPECT_EQ(run.json["exit_code"].get<int>(), exit_code);
+  const Json& f = OnlyFile(run);
+  EXPECT_EQ(f["verdict"].get<std::string>(), exit_code == 1 ? "incompatible" : "compatible")
+      << Describe(run);
+  if (layer.empty()) {
+    EXPECT_TRUE(f["deciding_layer"].is_null()) << Describe(run);
+  } else {
+    ASSERT_TRUE(f["deciding_layer"].is_string()) << Describe(run);
+    EXPECT_EQ(f["deciding_layer"].get<std::string>(), layer) << Describe(run);
+  }
+  EXPECT_EQ(f["cuda_error"].get<int>(), cuda_error) << Describe(run);
+}
+
+// The layer entry `layer` (for `gpu`, when given) of a file's "layers"; null when absent.
+Json LayerOf(const Json& file, const std::string& layer, const std::string& gpu = "") {
+  for (const Json& l : file["layers"]) {
+    if (l["layer"].get<std::string>() != layer) continue;
+    if (!gpu.empty() && (l["gpu"].is_null() || l["gpu"].get<std::string>() != gpu)) continue;
+    return l;
+  }
+  return Json();
+}
+
+TEST(BinaryLayers, InputsArePresent) {
+  ASSERT_FALSE(Tool().empty());
+  for (const char* name : {"default", "cudart_shared", "cudart_none", "ptx_compute80",
+                           "sass_sm90a", "multi", "lib_ptx80", "lib_sm90", "lib_sm90a"}) {
+    EXPECT_FALSE(Nvcc(name).empty()) << name;
+  }
+}
+
+// A default nvcc build embeds the 13.0 runtime: the runtime layer decides on a 12.x driver.
+TEST(BinaryLayers, StaticRuntimeNeeds13) {
+  const std::string p = Nvcc("default");
+  ExpectVerdict("default", p, "12.8", "none", 1, "runtime", 35);
+  ExpectVerdict("default", p, "12.8", "sm_75", 1, "runtime", 35);
+  ExpectVerdict("default", p, "13.0", "sm_75", 0, "", 0);   // sm_75 SASS
+  ExpectVerdict("default", p, "13.0", "sm_90", 0, "", 0);   // compute_75 PTX JIT for sm_90
+  ExpectVerdict("default", p, "13.0", "sm_70", 1, "kernels", 209);  // nothing for 7.0
+  ToolRun run = Check(p, "12.8", "none");
+  const Json& f = OnlyFile(run);
+  EXPECT_EQ(f["runtime"]["linkage"].get<std::string>(), "static");
+  EXPECT_EQ(f["runtime"]["version"].get<int>(), 13000);
+  EXPECT_EQ(f["runtime"]["min_driver"].get<int>(), 13000);
+  EXPECT_EQ(f["runtime"]["family"].get<int>(), 13);
+  EXPECT_EQ(f["kernels"]["sass"], Json::array({"sm_75"}));
+  EXPECT_EQ(f["kernels"]["ptx"], Json::array({"compute_75"}));
+  EXPECT_EQ(f["kernels"]["ptx_isa_min"].get<std::string>(), "9.0");
+  EXPECT_EQ(f["kernels"]["ptx_isa_max"].get<std::string>(), "9.0");
+  // The layers in decision order: driver API (imports nothing), runtime, kernels.
+  ASSERT_EQ(f["layers"].size(), 3u) << f["layers"].dump();
+  EXPECT_EQ(f["layers"][0]["layer"].get<std::string>(), "driver_api");
+  EXPECT_EQ(f["layers"][0]["status"].get<std::string>(), "not_applicable");
+  EXPECT_EQ(f["layers"][1]["layer"].get<std::string>(), "runtime");
+  EXPECT_EQ(f["layers"][1]["status"].get<std::string>(), "fails");
+  EXPECT_EQ(f["layers"][1]["cuda_error"].get<int>(), 35);
+  EXPECT_EQ(f["layers"][1]["min_driver"].get<int>(), 13000);
+  EXPECT_EQ(f["layers"][2]["layer"].get<std::string>(), "kernels");
+  EXPECT_EQ(f["layers"][2]["status"].get<std::string>(), "unknown");  // no GPU, has SASS
+  // The human answer names each layer's finding and the error.
+  ToolRun human = RunTool({"binary", p, "--target-version", "12.8", "--gpu", "none"});
+  EXPECT_EQ(human.exit_code, 1);
+  EXPECT_NE(human.out.find("runtime: embeds the CUDA runtime 13.0 (static) -> needs a 13.0 driver"),
+            std::string::npos)
+      << human.out;
+  EXPECT_NE(human.out.find("kernels: sm_75 SASS, compute_75 PTX (ISA 9.0)"), std::string::npos)
+      << human.out;
+  EXPECT_NE(human.out.find("35 cudaErrorInsufficientDriver"), std::string::npos) << human.out;
+  EXPECT_NE(human.out.find("deciding layer: runtime"), std::string::npos) << human.out;
+}
+
+TEST(BinaryLayers, SharedRuntimeNeeds13) {
+  const std::string p = Nvcc("cudart_shared");
+  ExpectVerdict("cudart_shared", p, "12.8", "none", 1, "runtime", 35);
+  ExpectVerdict("cudart_shared", p, "13.0", "sm_75", 0, "", 0);
+  const Json f = OnlyFile(Check(p, "12.8", "none"));
+  EXPECT_EQ(f["runtime"]["linkage"].get<std::string>(), "shared");
+  EXPECT_FALSE(f["runtime"]["is_runtime"].get<bool>());
+  EXPECT_EQ(f["runtime"]["library"].get<std::string>(), "libcudart.so.13");
+  EXPECT_EQ(f["runtime"]["min_driver"].get<int>(), 13000);
+}
+
+TEST(BinaryLayers, HostOnlyProgramRunsAnywhere) {
+  const std::string p = Nvcc("cudart_none");
+  ExpectVerdict("cudart_none", p, "10.0", "none", 0, "", 0);
+  ExpectVerdict("cudart_none", p, "10.0", "sm_35", 0, "", 0);
+  const Json f = OnlyFile(Check(p, "10.0", "none"));
+  EXPECT_EQ(f["runtime"]["linkage"].get<std::string>(), "none");
+  EXPECT_TRUE(f["runtime"]["version"].is_null());
+  EXPECT_EQ(f["kernels"]["entries"].get<int>(), 0);
+  EXPECT_EQ(LayerOf(f, "kernels")["status"].get<std::string>(), "not_applicable");
+}
+
+// The runtime layer comes before the kernels: the PTX-only program fails with 35 on 12.8 even
+// though its kernels would fail too (with 222).
+TEST(BinaryLayers, PtxOnlyProgram) {
+  const std::string p = Nvcc("ptx_compute80");
+  ExpectVerdict("ptx_compute80", p, "12.8", "sm_80", 1, "runtime", 35);
+  const Json f = OnlyFile(Check(p, "12.8", "sm_80"));
+  EXPECT_EQ(LayerOf(f, "kernels", "sm_80")["status"].get<std::string>(), "fails");
+  EXPECT_EQ(LayerOf(f, "kernels", "sm_80")["cuda_error"].get<int>(), 222);
+  ExpectVerdict("ptx_compute80", p, "13.0", "sm_80", 0, "", 0);
+  ExpectVerdict("ptx_compute80", p, "13.0", "sm_90", 0, "", 0);   // compute_80 JITs for 9.0
+  ExpectVerdict("ptx_compute80", p, "13.0", "sm_75", 1, "kernels", 209);
+}
+
+TEST(BinaryLayers, ArchSpecificSass) {
+  const std::string p = Nvcc("sass_sm90a");
+  ExpectVerdict("sass_sm90a", p, "13.0", "sm_90", 0, "", 0);
+  ExpectVerdict("sass_sm90a", p, "13.0", "sm_100", 1, "kernels", 209);  // `a`: exactly 9.0
+  ExpectVerdict("sass_sm90a", p, "13.0", "sm_80", 1, "kernels", 209);
+  const std::string lib = Nvcc("lib_sm90a");
+  ExpectVerdict("lib_sm90a", lib, "12.8", "sm_90", 0, "", 0);  // no runtime: only kernels
+  ExpectVerdict("lib_sm90a", lib, "12.8", "sm_100", 1, "kernels", 209);
+}
+
+TEST(BinaryLayers, MultiGencode) {
+  const std::string p = Nvcc("multi");
+  ExpectVerdict("multi", p, "13.0", "sm_75", 0, "", 0);
+  ExpectVerdict("multi", p, "13.0", "sm_90", 0, "", 0);
+  ExpectVerdict("multi", p, "13.0", "sm_100", 0, "", 0);  // sm_100f
+  ExpectVerdict("multi", p, "13.0", "sm_103", 0, "", 0);  // sm_100f: family 10, 0 <= 3
+  ExpectVerdict("multi", p, "13.0", "sm_120", 0, "", 0);  // compute_90 PTX JIT
+  ExpectVerdict("multi", p, "13.0", "sm_80", 1, "kernels", 209);
+  const Json f = OnlyFile(Check(p, "13.0", "sm_90"));
+  EXPECT_EQ(f["kernels"]["sass"], Json::array({"sm_75", "sm_90", "sm_100f"}));
+  EXPECT_EQ(f["kernels"]["ptx"], Json::array({"compute_90"}));
+}
+
+// Libraries without a runtime: the kernels alone decide, including on 12.x drivers.
+TEST(BinaryLayers, KernelVerdictsWithoutRuntime) {
+  const std::string ptx = Nvcc("lib_ptx80");
+  // No GPU: PTX-only, every ISA too new for 12.8 -> fails for every GPU.
+  ExpectVerdict("lib_ptx80", ptx, "12.8", "none", 1, "kernels", 222);
+  ExpectVerdict("lib_ptx80", ptx, "12.8", "sm_80", 1, "kernels", 222);
+  ExpectVerdict("lib_ptx80", ptx, "13.0", "none", 0, "", 0);
+  ExpectVerdict("lib_ptx80", ptx, "13.0", "sm_80", 0, "", 0);
+  ExpectVerdict("lib_ptx80", ptx, "13.0", "sm_75", 1, "kernels", 209);
+  const Json f = OnlyFile(Check(ptx, "13.0", "none"));
+  EXPECT_EQ(f["runtime"]["linkage"].get<std::string>(), "none");
+  EXPECT_EQ(LayerOf(f, "kernels")["status"].get<std::string>(), "unknown");
+
+  const std::string sm90 = Nvcc("lib_sm90");
+  ExpectVerdict("lib_sm90", sm90, "12.8", "none", 0, "", 0);  // has SASS: depends on the GPU
+  ExpectVerdict("lib_sm90", sm90, "12.8", "sm_90", 0, "", 0);
+  ExpectVerdict("lib_sm90", sm90, "12.8", "sm_100", 1, "kernels", 222);  // PTX 9.0 on 12.8
+  ExpectVerdict("lib_sm90", sm90, "13.0", "sm_100", 0, "", 0);
+  ExpectVerdict("lib_sm90", sm90, "13.0", "sm_80", 1, "kernels", 209);
+  ToolRun human = RunTool({"binary", sm90, "--target-version", "12.8", "--gpu", "sm_100"});
+  EXPECT_EQ(human.exit_code, 1);
+  EXPECT_NE(human.out.find("kernels: sm_90 SASS, compute_90 PTX (ISA 9.0)"), std::string::npos)
+      << human.out;
+  EXPECT_NE(human.out.find("222 cudaErrorUnsupportedPtxVersion"), std::string::npos)
+      << human.out;
+}
+
+// Several GPUs (repeated and comma lists): one kernel verdict per GPU; any failure decides.
+TEST(BinaryLayers, SeveralGpus) {
+  const std::string sm90 = Nvcc("lib_sm90");
+  ToolRun run = RunTool({"binary", sm90, "--target-version", "12.8", "--gpu", "sm_90,sm_80",
+                         "--gpu", "9.0", "--gpu", "100", "--json"});
+  ASSERT_TRUE(run.json_ok) << Describe(run);
+  EXPECT_EQ(run.exit_code, 1) << Describe(run);
+  EXPECT_EQ(run.json["gpus"]["archs"], Json::array({"sm_90", "sm_80", "sm_100"}));
+  EXPECT_EQ(run.json["gpus"]["source"].get<std::string>(), "--gpu");
+  const Json& f = OnlyFile(run);
+  EXPECT_EQ(LayerOf(f, "kernels", "sm_90")["status"].get<std::string>(), "ok");
+  EXPECT_EQ(LayerOf(f, "kernels", "sm_80")["cuda_error"].get<int>(), 209);
+  EXPECT_EQ(LayerOf(f, "kernels", "sm_100")["cuda_error"].get<int>(), 222);
+  EXPECT_EQ(f["deciding_layer"].get<std::string>(), "kernels");
+  EXPECT_EQ(f["cuda_error"].get<int>(), 209);  // the first failing GPU in the order given
+  ToolRun ok = RunTool({"binary", sm90, "--target-version", "13.0", "--gpu", "sm_90,sm_100"});
+  EXPECT_EQ(ok.exit_code, 0) << Describe(ok);
+}
+
+TEST(BinaryLayers, MalformedGpuIsAUsageError) {
+  const std::string p = Nvcc("lib_sm90");
+  for (const char* bad : {"banana", "sm_", "sm_9x", "", "sm_90,", ",sm_90", "compute_90",
+                          "sm_90;rm", "none,sm_90", "-1.0", "9.99"}) {
+    ToolRun run = RunTool({"binary", p, "--target-version", "13.0", "--gpu", bad});
+    EXPECT_EQ(run.exit_code, 2) << "'" << bad << "'\n" << Describe(run);
+    EXPECT_NE(run.err.find("--gpu"), std::string::npos) << "'" << bad << "'\n" << Describe(run);
+    EXPECT_TRUE(run.out.empty()) << run.out;
+  }
+  ToolRun mixed = RunTool({"binary", p, "--target-version", "13.0", "--gpu", "none", "--gpu",
+                           "sm_90"});
+  EXPECT_EQ(mixed.exit_code, 2) << Describe(mixed);
+}
+
+// Without --gpu the GPUs come from the driver's devices; with none (a CPU machine) the kernel
+// layer is unknown where it depends on the GPU.
+TEST(BinaryLayers, GpusFromTheDriverOrNone) {
+  ToolRun run = RunTool({"binary", Nvcc("lib_sm90"), "--target-version", "13.0", "--json"});
+  ASSERT_TRUE(run.json_ok) << Describe(run);
+  const Json& gpus = run.json["gpus"];
+  if (gpus["archs"].empty()) {
+    EXPECT_EQ(gpus["source"].get<std::string>(), "none");
+    EXPECT_FALSE(gpus["note"].is_null());
+    EXPECT_EQ(run.exit_code, 0) << Describe(run);
+    EXPECT_EQ(LayerOf(OnlyFile(run), "kernels")["status"].get<std::string>(), "unknown");
+  } else {
+    EXPECT_EQ(gpus["source"].get<std::string>(), "driver");
+    EXPECT_EQ(LayerOf(OnlyFile(run), "kernels", gpus["archs"][0].get<std::string>())["layer"],
+              "kernels");
+  }
+  EXPECT_TRUE(run.json["driver"].is_null());  // --target-version: the driver is not the target
+}
+
+// Entry points named as strings are information only: never a failing layer.
+TEST(BinaryLayers, NamedEntryPointsAreInformation) {
+  const std::string p = Program("named_entry_points");
+  ASSERT_FALSE(p.empty());
+  ToolRun run = Check(p, "11.4", "none");
+  EXPECT_EQ(run.exit_code, 0) << Describe(run);
+  const Json& f = OnlyFile(run);
+  EXPECT_EQ(f["verdict"].get<std::string>(), "compatible");
+  EXPECT_TRUE(f["imports"].empty());
+  std::map<std::string, int> named;
+  for (const Json& n : f["named_symbols"]) named[n["symbol"].get<std::string>()] = n["needs"];
+  // The table's versions (cudaTypedefs.h: PFN_cuMemAdvise_v12020, PFN_cuCtxCreate_v12050,
+  // PFN_cuInit_v2000).
+  EXPECT_EQ(named["cuMemAdvise_v2"], 12020) << f["named_symbols"].dump();
+  EXPECT_EQ(named["cuCtxCreate_v4"], 12050);
+  EXPECT_EQ(named["cuInit"], 2000);
+  EXPECT_EQ(named.count("dlsym"), 0u);
+  // Newest first.
+  ASSERT_GE(f["named_symbols"].size(), 3u);
+  EXPECT_EQ(f["named_symbols"][0]["symbol"].get<std::string>(), "cuCtxCreate_v4");
+  ToolRun human = RunTool({"binary", p, "--target-version", "11.4", "--gpu", "none"});
+  EXPECT_EQ(human.exit_code, 0);
+  EXPECT_NE(human.out.find("named as strings (not required): 3 driver entry points"),
+            std::string::npos)
+      << human.out;
+}
+
+TEST(BinaryLayers, ToolkitRuntimeLibrary) {
+  const std::string lib = CudaLib("libcudart.so.13");
+  if (access(lib.c_str(), R_OK) != 0) GTEST_SKIP() << lib << " not present";
+  ExpectVerdict("libcudart.so.13", lib, "12.8", "none", 1, "runtime", 35);
+  ExpectVerdict("libcudart.so.13", lib, "13.0", "none", 0, "", 0);
+  const Json f = OnlyFile(Check(lib, "13.0", "none"));
+  EXPECT_EQ(f["runtime"]["linkage"].get<std::string>(), "shared");
+  EXPECT_TRUE(f["runtime"]["is_runtime"].get<bool>());
+  EXPECT_EQ(f["runtime"]["family"].get<int>(), 13);
+  // The runtime looks the driver up with cuGetProcAddress by name: hundreds of named entry
+  // points, including 13.0 ones, none of which fails the 13.0 verdict.
+  EXPECT_GT(f["named_symbols"].size(), 100u);
+  EXPECT_EQ(f["named_symbols"][0]["needs"].get<int>(), 13000);
+  ToolRun human = RunTool({"binary", lib, "--target-version", "13.0", "--gpu", "none"});
+  // Compact: the count and the newest few names, not hundreds of lines.
+  EXPECT_LT(std::count(human.out.begin(), human.out.end(), '\n'), 30) << human.out;
+}
+
+// The runtime family rule on a CUDA 11 runtime: a stand-in libcudart.so.11.0 and a program
+// linking it; and a real CUDA 11 libcudart from the deps cache when there is one.
+TEST(BinaryLayers, Cuda11RuntimeRunsOn12Drivers) {
+  const std::string lib = Program("libcudart.so.11.0");
+  const std::string user = Program("uses_cudart11");
+  ExpectVerdict("libcudart.so.11.0", lib, "12.2", "none", 0, "", 0);
+  ExpectVerdict("libcudart.so.11.0", lib, "10.2", "none", 1, "runtime", 35);
+  ExpectVerdict("uses_cudart11", user, "12.2", "none", 0, "", 0);
+  ExpectVerdict("uses_cudart11", user, "11.0", "none", 0, "", 0);
+  ExpectVerdict("uses_cudart11", user, "10.2", "none", 1, "runtime", 35);
+  const Json f = OnlyFile(Check(user, "12.2", "none"));
+  EXPECT_EQ(f["runtime"]["library"].get<std::string>(), "libcudart.so.11.0");
+  EXPECT_EQ(f["runtime"]["min_driver"].get<int>(), 11000);
+  const char* deps = std::getenv("CUDYN_DEPS");
+  const std::string cache = deps && *deps ? deps : "/var/cache/cudyn-deps";
+  for (const char* rel : {"/cuda-11.8/usr/lib/x86_64-linux-gnu/libcudart.so.11.0",
+                          "/cuda-11.8/usr/lib64/libcudart.so.11.0"}) {
+    const std::string real = cache + rel;
+    if (access(real.c_str(), R_OK) != 0) continue;
+    ExpectVerdict("real libcudart.so.11.0", real, "12.2", "none", 0, "", 0);
+  }
+}
+
+// No size cap: the static-cudyn marker is found past 256 MiB (a sparse file).
+TEST(BinaryLayers, WholeFileIsScanned) {
+  const std::string src = ReadFile(Nvcc("cudart_none"));
+  ASSERT_GT(src.size(), 1000u);
+  const std::string path = testing::MakeTempDir("big") + "/big_static_cudyn";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << src;
+  }
+  const std::string marker = "CUDYN_DRIVER_PATH";
+  int fd = open(path.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(pwrite(fd, marker.data(), marker.size(), off_t{300} << 20),
+            static_cast<ssize_t>(marker.size()));
+  close(fd);
+  ToolRun run = Check(path, "10.0", "none");
+  EXPECT_EQ(run.exit_code, 0) << Describe(run);
+  EXPECT_TRUE(OnlyFile(run)["static_cudyn_marker"].get<bool>()) << Describe(run);
+  EXPECT_EQ(OnlyFile(run)["verdict"].get<std::string>(), "portable");
+}
+
+}  // namespace
+}  // namespace check
+}  // namespace cudyn

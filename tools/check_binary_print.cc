@@ -1,0 +1,321 @@
+// `cudyn-check binary`: the printers (human text and the `files[]` JSON) of one file's analysis
+// and verdict. No analysis here: check_binary.cc reads and judges.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tools/check_binary.h"
+
+namespace cudyn {
+namespace check {
+
+std::string Join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+std::string CudynEvidence(const BinaryAnalysis& a) {
+  std::vector<std::string> parts;
+  if (!a.cudyn_needed.empty()) parts.push_back("DT_NEEDED " + Join(a.cudyn_needed, ", "));
+  if (a.defined_driver_symbols > 0) {
+    parts.push_back("defines " + std::to_string(a.defined_driver_symbols) +
+                    " driver-API symbols itself (static cudyn drop-in)");
+  }
+  if (a.static_cudyn_marker) parts.push_back("static: the cudyn loader is compiled in");
+  return Join(parts, "; ");
+}
+
+std::string CudaErrorText(int error) {
+  std::string name = layers::CudaErrorName(error);
+  return std::to_string(error) + (name.empty() ? "" : " " + name);
+}
+
+std::string RuntimeFindingText(const layers::RuntimeLayer& r) {
+  const std::string needs =
+      r.min_driver > 0 ? " -> needs a " + layers::CudaVersionText(r.min_driver) + " driver" : "";
+  switch (r.linkage) {
+    case layers::RuntimeLinkage::kNone: return "none (no CUDA runtime linked or embedded)";
+    case layers::RuntimeLinkage::kStatic:
+      if (r.runtime_version == 0) return "embeds a CUDA runtime of unknown version (static)";
+      return "embeds the CUDA runtime " + layers::CudaVersionText(r.runtime_version) +
+             " (static)" + needs;
+    case layers::RuntimeLinkage::kDynamic: return "links " + r.library + " (shared)" + needs;
+    case layers::RuntimeLinkage::kIsRuntime:
+      return "is the CUDA runtime " + r.library + " (shared)" + needs;
+  }
+  return "?";
+}
+
+namespace {
+
+std::string IsaText(int major, int minor) {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::vector<std::string> ImageArchs(const layers::KernelLayer& k, bool ptx) {
+  std::vector<std::string> out;
+  for (const layers::KernelImage& img : k.images) {
+    if (img.ptx != ptx) continue;
+    std::string name = img.arch.Name(ptx ? "compute_" : "sm_");
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
+}
+
+const char* RuntimeLinkageJson(layers::RuntimeLinkage l) {
+  switch (l) {
+    case layers::RuntimeLinkage::kStatic: return "static";
+    case layers::RuntimeLinkage::kDynamic:
+    case layers::RuntimeLinkage::kIsRuntime: return "shared";
+    default: return "none";
+  }
+}
+
+}  // namespace
+
+std::string KernelSummaryText(const layers::KernelLayer& k) {
+  if (!k.has_device_code) return "none (no device code)";
+  std::vector<std::string> parts;
+  std::vector<std::string> sass = ImageArchs(k, false);
+  std::vector<std::string> ptx = ImageArchs(k, true);
+  if (!sass.empty()) parts.push_back(Join(sass, ", ") + " SASS");
+  if (!ptx.empty()) {
+    std::string isa = IsaText(k.min_isa_major, k.min_isa_minor);
+    if (k.max_isa_major != k.min_isa_major || k.max_isa_minor != k.min_isa_minor) {
+      isa += "-" + IsaText(k.max_isa_major, k.max_isa_minor);
+    }
+    parts.push_back(Join(ptx, ", ") + " PTX (ISA " + isa + ")");
+  }
+  if (sass.empty() && ptx.empty()) parts.push_back("no SASS or PTX");
+  std::string text = Join(parts, ", ");
+  if (k.entries > 1) {
+    text += "; " + std::to_string(k.entries) + " fatbin entries";
+    if (k.compressed_entries > 0) text += ", " + std::to_string(k.compressed_entries) + " compressed";
+  }
+  return text;
+}
+
+namespace {
+
+Json ImportJson(const ImportedApi& api, int target) {
+  Json j = Json::object();
+  j["symbol"] = api.symbol;
+  j["base"] = api.entry >= 0 ? Json(api.base) : Json();
+  j["known"] = api.entry >= 0;
+  j["abi_version"] = api.entry >= 0 ? Json(api.abi_version) : Json();
+  j["abi_version_text"] = api.entry >= 0 ? ShortVersion(api.abi_version) : "unknown";
+  j["weak"] = api.weak;
+  if (api.entry < 0) {
+    j["satisfied"] = false;
+  } else if (target > 0) {
+    j["satisfied"] = api.abi_version <= target;
+  } else {
+    j["satisfied"] = Json();
+  }
+  return j;
+}
+
+Json StringList(const std::vector<std::string>& items) {
+  Json j = Json::array();
+  for (const std::string& s : items) j.push_back(s);
+  return j;
+}
+
+Json RuntimeJson(const layers::RuntimeLayer& r) {
+  Json j = Json::object();
+  j["linkage"] = RuntimeLinkageJson(r.linkage);
+  j["is_runtime"] = r.linkage == layers::RuntimeLinkage::kIsRuntime;
+  j["library"] = r.library.empty() ? Json() : Json(r.library);
+  j["version"] = r.runtime_version > 0 ? Json(r.runtime_version) : Json();
+  j["version_text"] =
+      r.runtime_version > 0 ? Json(layers::CudaVersionText(r.runtime_version)) : Json();
+  j["min_driver"] = r.min_driver > 0 ? Json(r.min_driver) : Json();
+  j["family"] = r.runtime_version > 0 ? Json(r.runtime_version / 1000) : Json();
+  j["summary"] = RuntimeFindingText(r);
+  j["evidence"] = StringList(r.evidence);
+  return j;
+}
+
+Json KernelsJson(const layers::KernelLayer& k) {
+  Json j = Json::object();
+  j["entries"] = k.entries;
+  j["compressed_entries"] = k.compressed_entries;
+  j["containers"] = k.containers;
+  j["sass"] = StringList(ImageArchs(k, false));
+  j["ptx"] = StringList(ImageArchs(k, true));
+  bool has_ptx = !ImageArchs(k, true).empty();
+  j["ptx_isa_min"] = has_ptx ? Json(IsaText(k.min_isa_major, k.min_isa_minor)) : Json();
+  j["ptx_isa_max"] = has_ptx ? Json(IsaText(k.max_isa_major, k.max_isa_minor)) : Json();
+  j["toolkit_release"] = k.toolkit_release > 0 ? Json(k.toolkit_release) : Json();
+  j["summary"] = KernelSummaryText(k);
+  return j;
+}
+
+Json LayerJson(const layers::LayerVerdict& l, const std::string& gpu) {
+  Json j = Json::object();
+  j["layer"] = layers::LayerName(l.layer);
+  j["status"] = layers::StatusName(l.status);
+  j["gpu"] = gpu.empty() ? Json() : Json(gpu);
+  j["cuda_error"] = l.cuda_error;
+  j["cuda_error_name"] = l.cuda_error != 0 ? Json(layers::CudaErrorName(l.cuda_error)) : Json();
+  j["min_driver"] = l.min_driver > 0 ? Json(l.min_driver) : Json();
+  j["image"] = l.image.empty() ? Json() : Json(l.image);
+  j["reason"] = l.reason;
+  return j;
+}
+
+}  // namespace
+
+Json BinaryFileJson(const BinaryAnalysis& a, const BinaryVerdict& v, int target) {
+  Json j = Json::object();
+  j["path"] = a.path;
+  j["ok"] = a.error.empty();
+  j["error"] = a.error.empty() ? Json() : Json(a.error);
+  if (a.error.empty()) {
+    j["elf_class"] = a.elf_class;
+    j["machine"] = a.machine;
+    j["type"] = a.type;
+    j["dynamic"] = a.is_dynamic;
+    j["soname"] = a.soname.empty() ? Json() : Json(a.soname);
+    j["links_libcuda"] = !a.libcuda_needed.empty();
+    j["links_cudart"] = !a.cudart_needed.empty();
+    j["links_cudyn"] = a.links_cudyn();
+    j["libcuda_needed"] = StringList(a.libcuda_needed);
+    j["cudart_needed"] = StringList(a.cudart_needed);
+    j["cudyn_needed"] = StringList(a.cudyn_needed);
+    j["defined_driver_symbols"] = a.defined_driver_symbols;
+    j["static_cudyn_marker"] = a.static_cudyn_marker;
+    j["is_driver_library"] = a.is_driver_library;
+    j["cudyn_evidence"] = a.links_cudyn() ? Json(CudynEvidence(a)) : Json();
+    Json imports = Json::array();
+    for (const ImportedApi& api : a.imports) imports.push_back(ImportJson(api, target));
+    j["imports"] = std::move(imports);
+    j["needs_version"] = a.needs_version();
+    j["needs_version_text"] = ShortVersion(a.needs_version());
+    j["unknown_symbols"] = StringList(a.unknown_symbols());
+    Json named = Json::array();
+    for (const NamedApi& n : a.named) {
+      Json e = Json::object();
+      e["symbol"] = n.symbol;
+      e["needs"] = n.abi_version;
+      e["needs_text"] = ShortVersion(n.abi_version);
+      named.push_back(std::move(e));
+    }
+    j["named_symbols"] = std::move(named);
+    j["runtime"] = RuntimeJson(a.runtime);
+    j["kernels"] = KernelsJson(a.kernels);
+    j["notes"] = Json::array();
+    j["warnings"] = StringList(a.warnings);
+  }
+  Json layer_list = Json::array();
+  for (size_t i = 0; i < v.layers.size(); ++i) {
+    layer_list.push_back(LayerJson(v.layers[i], i < v.layer_gpus.size() ? v.layer_gpus[i] : ""));
+  }
+  j["layers"] = std::move(layer_list);
+  j["deciding_layer"] = v.deciding_layer == layers::Layer::kNone
+                            ? Json()
+                            : Json(layers::LayerName(v.deciding_layer));
+  j["cuda_error"] = v.cuda_error;
+  j["cuda_error_name"] = v.cuda_error != 0 ? Json(layers::CudaErrorName(v.cuda_error)) : Json();
+  j["verdict"] = VerdictName(v.verdict);
+  j["reason"] = v.reason;
+  j["too_new"] = StringList(v.too_new);
+  j["exit_code"] = ExitFor(v.verdict);
+  return j;
+}
+
+namespace {
+
+// "  runtime: <finding>" then, indented, what the layer's verdict is.
+void PrintLayerVerdict(std::ostream& out, const layers::LayerVerdict& l, const std::string& gpu) {
+  out << "    -> " << layers::StatusName(l.status);
+  if (!gpu.empty()) out << " on " << gpu;
+  if (l.status == layers::Status::kFails && l.cuda_error != 0) {
+    out << " (" << CudaErrorText(l.cuda_error) << ")";
+  }
+  out << ": " << l.reason << "\n";
+}
+
+}  // namespace
+
+void PrintBinaryFile(std::ostream& out, const BinaryAnalysis& a, const BinaryVerdict& v,
+                     int target) {
+  out << a.path << "\n";
+  out << "  ELF" << a.elf_class << " " << a.machine << ", " << a.type
+      << (a.is_dynamic ? ", dynamically linked" : ", no dynamic section")
+      << (a.soname.empty() ? "" : ", SONAME " + a.soname) << "\n";
+  std::vector<std::string> links;
+  if (!a.libcuda_needed.empty()) links.push_back("libcuda (" + Join(a.libcuda_needed, ", ") + ")");
+  if (!a.cudart_needed.empty()) links.push_back("libcudart (" + Join(a.cudart_needed, ", ") + ")");
+  if (a.links_cudyn()) links.push_back("cudyn (" + CudynEvidence(a) + ")");
+  out << "  links: " << (links.empty() ? "no libcuda, libcudart or cudyn" : Join(links, "; "))
+      << "\n";
+  if (!a.is_driver_library) {
+    out << "  driver API imports: " << a.imports.size() << "\n";
+    size_t width = 0;
+    for (const ImportedApi& api : a.imports) width = std::max(width, api.symbol.size());
+    for (const ImportedApi& api : a.imports) {
+      out << "    " << api.symbol << std::string(width - api.symbol.size() + 2, ' ');
+      if (api.entry < 0) {
+        out << "unknown (not in the cudyn tables)";
+      } else {
+        std::string version = VersionText(api.abi_version);
+        out << "needs " << version;
+        if (api.weak) out << "  (weak: optional)";
+        if (!api.weak && target > 0 && api.abi_version > target && !a.links_cudyn()) {
+          out << std::string(version.size() < 14 ? 14 - version.size() : 0, ' ')
+              << "  newer than the target";
+        }
+      }
+      out << "\n";
+    }
+    if (a.needs_version() > 0) out << "  needs: CUDA " << VersionText(a.needs_version()) << "\n";
+  }
+  if (!a.named.empty()) {
+    std::vector<std::string> newest;
+    for (size_t i = 0; i < a.named.size() && i < kNamedShown; ++i) {
+      newest.push_back(a.named[i].symbol + " (" + ShortVersion(a.named[i].abi_version) + ")");
+    }
+    out << "  named as strings (not required): " << a.named.size() << " driver entry point"
+        << (a.named.size() == 1 ? "" : "s") << (a.named.size() > newest.size() ? ", newest " : ": ")
+        << Join(newest, ", ") << (a.named.size() > newest.size() ? ", ..." : "") << "\n";
+  }
+  // Each layer's finding on its own line, each followed by its verdict.
+  for (size_t i = 0; i < v.layers.size(); ++i) {
+    const layers::LayerVerdict& l = v.layers[i];
+    const std::string gpu = i < v.layer_gpus.size() ? v.layer_gpus[i] : "";
+    switch (l.layer) {
+      case layers::Layer::kDriverApi:
+        if (l.status == layers::Status::kFails) {
+          out << "  driver API: ";
+          out << "fails: " << l.reason << "\n";
+        }
+        break;
+      case layers::Layer::kRuntime:
+        out << "  runtime: " << RuntimeFindingText(a.runtime) << "\n";
+        if (l.status != layers::Status::kNotApplicable) PrintLayerVerdict(out, l, gpu);
+        break;
+      case layers::Layer::kKernels:
+        if (i == 0 || v.layers[i - 1].layer != layers::Layer::kKernels) {
+          out << "  kernels: " << KernelSummaryText(a.kernels) << "\n";
+        }
+        if (l.status != layers::Status::kNotApplicable) PrintLayerVerdict(out, l, gpu);
+        break;
+      default: break;
+    }
+  }
+  for (const std::string& w : a.warnings) out << "  warning: " << w << "\n";
+  out << "  verdict: " << VerdictName(v.verdict) << ": " << v.reason << "\n";
+  if (v.deciding_layer != layers::Layer::kNone) {
+    out << "  deciding layer: " << layers::LayerName(v.deciding_layer);
+    if (v.cuda_error != 0) out << ", CUDA error " << CudaErrorText(v.cuda_error);
+    out << "\n";
+  }
+}
+
+}  // namespace check
+}  // namespace cudyn
