@@ -329,6 +329,18 @@ layers::LayerVerdict DriverApiLayer(const BinaryAnalysis& a, const BinaryVerdict
   return l;
 }
 
+// The oldest driver that JITs some PTX of a file whose only device code is PTX; 0 when it has
+// SASS, no device code, or only PTX newer than the ISA table.
+int PtxOnlyMinDriver(const layers::KernelLayer& k) {
+  int least = 0;
+  for (const layers::KernelImage& img : k.images) {
+    if (!img.ptx) return 0;
+    int d = layers::MinDriverForPtxIsa(img.isa_major, img.isa_minor);
+    if (d > 0 && (least == 0 || d < least)) least = d;
+  }
+  return least;
+}
+
 // The runtime and kernel layers when there is no target version: nothing can be decided.
 void LayersWithoutTarget(const BinaryAnalysis& a, BinaryVerdict* v) {
   layers::LayerVerdict rt;
@@ -339,15 +351,25 @@ void LayersWithoutTarget(const BinaryAnalysis& a, BinaryVerdict* v) {
     rt.reason = "no CUDA runtime linked or embedded";
   } else {
     rt.status = layers::Status::kUnknown;
-    rt.reason = RuntimeFindingText(a.runtime) + "; no target version";
+    rt.reason = (a.runtime.min_driver > 0
+                     ? "needs a CUDA " + layers::CudaVersionText(a.runtime.min_driver) + " driver"
+                     : std::string("a runtime of unknown version")) +
+                "; no target version";
   }
   v->layers.push_back(rt);
   v->layer_gpus.push_back("");
   layers::LayerVerdict k;
   k.layer = layers::Layer::kKernels;
   k.status = a.kernels.has_device_code ? layers::Status::kUnknown : layers::Status::kNotApplicable;
-  k.reason = a.kernels.has_device_code ? "depends on the driver and the GPU (no target version)"
-                                       : "no device code";
+  k.min_driver = PtxOnlyMinDriver(a.kernels);
+  if (!a.kernels.has_device_code) {
+    k.reason = "no device code";
+  } else if (k.min_driver > 0) {
+    k.reason = "only PTX, which needs a CUDA " + layers::CudaVersionText(k.min_driver) +
+               " driver to JIT; no target version";
+  } else {
+    k.reason = "depends on the driver and the GPU (no target version)";
+  }
   v->layers.push_back(k);
   v->layer_gpus.push_back("");
 }
@@ -362,11 +384,21 @@ BinaryVerdict JudgeFile(const BinaryAnalysis& a, const BinaryTarget& target) {
     v.layers.push_back(api);
     v.layer_gpus.push_back("");
     LayersWithoutTarget(a, &v);
-    if (v.verdict != Verdict::kIncompatible && v.verdict != Verdict::kUndecided &&
-        a.runtime.min_driver > 0) {
-      v.verdict = Verdict::kUndecided;
-      v.reason = "its CUDA runtime needs a CUDA " + layers::CudaVersionText(a.runtime.min_driver) +
-                 " driver; no target version (no driver found and no --target-version)";
+    if (v.verdict != Verdict::kIncompatible && v.verdict != Verdict::kUndecided) {
+      // A file that needs a driver version through its runtime or its PTX-only kernels cannot
+      // be judged without one.
+      const int ptx_only = v.layers.back().min_driver;
+      if (a.runtime.min_driver > 0 || ptx_only > 0) {
+        v.verdict = Verdict::kUndecided;
+        v.reason = a.runtime.min_driver > 0
+                       ? "its CUDA runtime needs a CUDA " +
+                             layers::CudaVersionText(a.runtime.min_driver) + " driver"
+                       : "its PTX-only kernels need a CUDA " +
+                             layers::CudaVersionText(ptx_only) + " driver";
+        v.reason += "; no target version (no driver found and no --target-version)";
+      } else if (a.kernels.has_device_code) {
+        v.reason += "; kernels: depend on the driver and the GPU (no target version)";
+      }
     }
     return v;
   }
@@ -385,10 +417,7 @@ BinaryVerdict JudgeFile(const BinaryAnalysis& a, const BinaryTarget& target) {
   }
   layers::FileVerdict f = layers::Decide(a.runtime, a.kernels, first, {api}, later);
   v.layers = f.layers;
-  for (const layers::LayerVerdict& l : v.layers) {
-    (void)l;
-    v.layer_gpus.push_back("");
-  }
+  v.layer_gpus.assign(v.layers.size(), "");
   // Kernel layers sit at 2, 3, ... (driver API, runtime first).
   for (size_t i = 0; i < target.gpus.size() && 2 + i < v.layer_gpus.size(); ++i) {
     v.layer_gpus[2 + i] = target.gpus[i].Name("sm_");

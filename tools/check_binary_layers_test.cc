@@ -339,6 +339,24 @@ TEST(BinaryLayers, GpusFromTheDriverOrNone) {
   EXPECT_TRUE(run.json["driver"].is_null());  // --target-version: the driver is not the target
 }
 
+// No target (no --target-version, no usable driver): a file that needs a driver version through
+// its runtime or PTX-only kernels is undecided (exit 3); one whose kernels have SASS is not.
+TEST(BinaryLayers, NoTargetVersion) {
+  const std::string not_a_driver = Nvcc("cudart_none");  // --driver: dlopen refuses it
+  for (const char* name : {"default", "lib_ptx80", "lib_sm90"}) {
+    SCOPED_TRACE(name);
+    ToolRun run = RunTool({"binary", Nvcc(name), "--driver", not_a_driver, "--json"});
+    ASSERT_TRUE(run.json_ok) << Describe(run);
+    EXPECT_TRUE(run.json["target"].is_null());
+    const Json& f = OnlyFile(run);
+    const bool sass = std::string(name) == "lib_sm90";
+    EXPECT_EQ(run.exit_code, sass ? 0 : 3) << Describe(run);
+    EXPECT_EQ(f["verdict"].get<std::string>(), sass ? "compatible" : "undecided");
+    EXPECT_TRUE(f["deciding_layer"].is_null());
+    EXPECT_EQ(LayerOf(f, "kernels")["status"].get<std::string>(), "unknown");
+  }
+}
+
 // Entry points named as strings are information only: never a failing layer.
 TEST(BinaryLayers, NamedEntryPointsAreInformation) {
   const std::string p = Program("named_entry_points");

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "tests/util/runfiles.h"
 #include "tools/check.h"
+#include "version_tables/api_table.h"
 
 namespace cudyn {
 namespace check {
@@ -187,6 +188,69 @@ TEST(Binary, UnknownAndWeakImports) {
   EXPECT_NE(v.reason.find("cuFutureThing_v9"), std::string::npos);
   a.imports[0].weak = true;  // the binary loads without it
   EXPECT_EQ(Judge(a, 11040).verdict, Verdict::kCompatible);
+}
+
+TEST(Args, RepeatedGpuOptionKeepsEveryValue) {
+  Args args;
+  ASSERT_EQ(ParseArgs({"binary", "f", "--gpu", "sm_80", "--gpu=sm_90,9.0"}, &args), "");
+  EXPECT_EQ(args.get_all("--gpu"), (std::vector<std::string>{"sm_80", "sm_90,9.0"}));
+  EXPECT_EQ(args.get("--gpu"), "sm_90,9.0");
+  EXPECT_NE(ParseArgs({"report", "--gpu", "sm_80"}, &args), "");  // binary only
+}
+
+TEST(Binary, ParseGpuList) {
+  std::vector<layers::GpuArch> gpus;
+  bool none = true;
+  std::string error;
+  ASSERT_TRUE(ParseGpuList("sm_80,90,9.0,sm_100a", &gpus, &none, &error)) << error;
+  EXPECT_FALSE(none);
+  ASSERT_EQ(gpus.size(), 3u);  // 90 and 9.0 are the same GPU
+  EXPECT_EQ(gpus[0].major, 8);
+  EXPECT_EQ(gpus[0].minor, 0);
+  EXPECT_EQ(gpus[1].major, 9);
+  EXPECT_EQ(gpus[2].major, 10);
+  EXPECT_EQ(gpus[2].variant, '\0');  // a device has no variant
+  gpus.clear();
+  ASSERT_TRUE(ParseGpuList("none", &gpus, &none, &error));
+  EXPECT_TRUE(none);
+  EXPECT_TRUE(gpus.empty());
+  for (const char* bad : {"", "x", "sm_", "sm_8", "sm_80,", "compute_80", "8.10", "sm 80"}) {
+    gpus.clear();
+    error.clear();
+    EXPECT_FALSE(ParseGpuList(bad, &gpus, &none, &error)) << bad;
+    EXPECT_FALSE(error.empty()) << bad;
+  }
+}
+
+// JudgeFile orders the layers: the driver API first, then the runtime, then the kernels.
+TEST(Binary, JudgeFileOrdersTheLayers) {
+  BinaryAnalysis a;
+  a.path = "x";
+  ImportedApi advise;
+  advise.symbol = "cuMemAdvise_v2";
+  advise.entry = FindEntry("cuMemAdvise_v2");
+  ASSERT_GE(advise.entry, 0);
+  advise.abi_version = 12020;
+  a.imports.push_back(advise);
+  a.runtime.linkage = layers::RuntimeLinkage::kDynamic;
+  a.runtime.library = "libcudart.so.13";
+  a.runtime.runtime_version = 13000;
+  a.runtime.min_driver = 13000;
+  BinaryVerdict old = JudgeFile(a, BinaryTarget{11040, {}});
+  EXPECT_EQ(old.verdict, Verdict::kIncompatible);
+  EXPECT_EQ(old.deciding_layer, layers::Layer::kDriverApi);
+  EXPECT_EQ(old.cuda_error, 0);
+  BinaryVerdict mid = JudgeFile(a, BinaryTarget{12080, {}});
+  EXPECT_EQ(mid.verdict, Verdict::kIncompatible);
+  EXPECT_EQ(mid.deciding_layer, layers::Layer::kRuntime);
+  EXPECT_EQ(mid.cuda_error, 35);
+  ASSERT_EQ(mid.layers.size(), 3u);
+  EXPECT_EQ(mid.layers[0].status, layers::Status::kOk);
+  BinaryVerdict now = JudgeFile(a, BinaryTarget{13000, {}});
+  EXPECT_EQ(now.verdict, Verdict::kCompatible);
+  EXPECT_EQ(now.deciding_layer, layers::Layer::kNone);
+  BinaryVerdict none = JudgeFile(a, BinaryTarget{0, {}});
+  EXPECT_EQ(none.verdict, Verdict::kUndecided);
 }
 
 }  // namespace
