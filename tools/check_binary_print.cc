@@ -280,7 +280,9 @@ void PrintBinaryFile(std::ostream& out, const BinaryAnalysis& a, const BinaryVer
     for (size_t i = 0; i < a.named.size() && i < kNamedShown; ++i) {
       newest.push_back(a.named[i].symbol + " (" + ShortVersion(a.named[i].abi_version) + ")");
     }
-    out << "  named as strings (not required): " << a.named.size() << " driver entry point"
+    // A file linking cudyn names the whole table: the loader binds every entry by name.
+    out << "  named as strings (not required" << (a.links_cudyn() ? "; cudyn's own table" : "")
+        << "): " << a.named.size() << " driver entry point"
         << (a.named.size() == 1 ? "" : "s") << (a.named.size() > newest.size() ? ", newest " : ": ")
         << Join(newest, ", ") << (a.named.size() > newest.size() ? ", ..." : "") << "\n";
   }
