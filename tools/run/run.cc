@@ -90,7 +90,8 @@ std::string AbsolutePath(const std::string& path) {
 
 // The drop-in directory: --dropin-dir, $CUDYN_DROPIN_DIR, then relative to this executable:
 // ../lib/cudyn (the install tree and the .deb's /usr/bin -> /usr/lib/cudyn),
-// ../lib/x86_64-linux-gnu/cudyn (a multiarch layout), and the Bazel runfiles of //tools/run:cudyn.
+// ../lib/x86_64-linux-gnu/cudyn (a multiarch layout), and the Bazel runfiles of //tools/run:cudyn
+// (next to the binary, or $RUNFILES_DIR of a test that runs it).
 std::string FindDropinDir(const std::string& option, std::vector<std::string>* looked) {
   std::vector<std::string> candidates;
   if (!option.empty()) {
@@ -110,6 +111,12 @@ std::string FindDropinDir(const std::string& option, std::vector<std::string>* l
         candidates.push_back(prefix + "/lib/cudyn");
         candidates.push_back(prefix + "/lib/x86_64-linux-gnu/cudyn");
         candidates.push_back(self + ".runfiles/cudyn/tools/run/dropin");
+      }
+      // Under `bazel test` the binary's own runfiles tree may not exist yet (it is made for a top-level
+      // build target, in parallel with the tests); the test's tree, which carries it as data, does.
+      const char* runfiles = getenv("RUNFILES_DIR");
+      if (runfiles != nullptr && *runfiles != '\0') {
+        candidates.push_back(std::string(runfiles) + "/cudyn/tools/run/dropin");
       }
     }
   }
