@@ -42,7 +42,7 @@ readonly KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # libgcc-12-dev ships; they are listed explicitly so a minimal install cannot miss them.
 readonly BUILD_DEPS=(
   bazel-bootstrap g++ python3 binutils file
-  libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev libfmt-dev nlohmann-json3-dev liblz4-dev libzstd-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev libfmt-dev nlohmann-json3-dev liblz4-dev libzstd-dev zlib1g-dev
   clang-14 libclang-rt-14-dev
   libgcc-12-dev libasan8 liblsan0 libtsan2 libubsan1
   gcc-multilib
