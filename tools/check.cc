@@ -52,8 +52,8 @@ exit: 0 ok, 2 usage, 3 no usable driver.
 )HELP";
   }
   if (command == "binary") {
-    return R"HELP(usage: cudyn-check binary FILE... [--target-version V] [--gpu sm_XY]... [--driver PATH]
-                          [--max-cuda-version V] [--search-root DIR] [--json]
+    return R"HELP(usage: cudyn-check binary FILE|DIR|WHEEL... [--deps] [--target-version V] [--gpu sm_XY]...
+                          [--driver PATH] [--max-cuda-version V] [--search-root DIR] [--json]
 
 For each ELF file, every layer that decides whether it runs on a driver + GPU:
   driver API  each imported driver-API symbol (cu[A-Z]*) with the minimum CUDA
@@ -71,7 +71,16 @@ cudyn finds. The GPU is --gpu, else the devices of a usable driver (cuInit),
 else none: the kernel layer is then "unknown" unless the file's only device code
 is PTX too new for every GPU.
 
+Whole installs: a directory is scanned recursively for ELF files and wheels; a
+Python wheel (.whl) is read in memory, each shared object inside judged as
+"WHEEL!/member". --deps follows each file's DT_NEEDED as the dynamic linker
+would (RPATH/RUNPATH with $ORIGIN, also inside a wheel, LD_LIBRARY_PATH,
+/etc/ld.so.cache, the system directories); libcuda.so.1 is the target, never
+followed. The summary names the minimum driver for the whole set and the file
+and layer that set it.
+
 options:
+  --deps                  also judge what the files need (DT_NEEDED), transitively
   --target-version V      judge against CUDA V (12020 or 12.2); no driver needed
   --gpu sm_XY[,sm_XY]     judge the kernels for these GPUs (repeatable; sm_90, 90, 9.0);
                           --gpu none: no GPU (do not ask the driver)

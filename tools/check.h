@@ -3,6 +3,7 @@
 #ifndef CUDYN_TOOLS_CHECK_H_
 #define CUDYN_TOOLS_CHECK_H_
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -62,10 +63,14 @@ struct BinaryAnalysis {
   std::string path;
   std::string error;  // non-empty: unreadable / not ELF / malformed ("<path>: <reader message>")
   int elf_class = 0;
+  uint16_t elf_machine = 0;  // e_machine
   std::string machine;
   std::string type;   // "executable", "shared object", "relocatable", "core", "unknown"
   bool is_dynamic = false;
   std::string soname;
+  std::vector<std::string> needed;          // every DT_NEEDED, in file order
+  std::vector<std::string> rpath;           // DT_RPATH entries
+  std::vector<std::string> runpath;         // DT_RUNPATH entries
   std::vector<std::string> libcuda_needed;  // DT_NEEDED libcuda.so*
   std::vector<std::string> cudart_needed;   // DT_NEEDED libcudart.so*
   std::vector<std::string> cudyn_needed;    // DT_NEEDED libcudyn_cuda.so*
@@ -91,6 +96,8 @@ struct BinaryAnalysis {
 // Maps `path` once and reads it whole (ELF reader, fatbin reader, runtime and kernel layers, the
 // named entry points, the static-cudyn marker). Never throws; `error` is set on failure.
 BinaryAnalysis AnalyzeBinary(const std::string& path);
+// The same for an image in memory (a member of a wheel); `name` is how it is reported.
+BinaryAnalysis AnalyzeBinaryImage(const std::string& name, const uint8_t* data, size_t size);
 
 // What a file is judged against.
 struct BinaryTarget {
@@ -116,6 +123,18 @@ BinaryVerdict Judge(const BinaryAnalysis& analysis, int target);
 // Every layer: the driver-API verdict (Judge) is layers::Decide's `earlier` layer, then the
 // runtime, then the kernels. The first failing layer makes the file incompatible.
 BinaryVerdict JudgeFile(const BinaryAnalysis& analysis, const BinaryTarget& target);
+
+// The oldest CUDA driver on which JudgeFile lets the file run on every one of `gpus`, found by
+// judging it at each version where a rule changes (the imports' needs, the runtime's minimum,
+// the ISA of each PTX image). version 0: any driver; -1: none (a layer fails on every driver,
+// e.g. no kernel image for a GPU). `layer`/`reason`: the layer that fails just below the answer.
+struct MinimumDriver {
+  int version = 0;
+  layers::Layer layer = layers::Layer::kNone;
+  std::string reason;
+};
+MinimumDriver FindMinimumDriver(const BinaryAnalysis& analysis,
+                                const std::vector<layers::GpuArch>& gpus);
 
 // "sm_90,sm_80a" / "90" / "9.0" -> GPUs; "none" -> no GPU. False (and *error) when malformed.
 bool ParseGpuList(const std::string& text, std::vector<layers::GpuArch>* out, bool* none,

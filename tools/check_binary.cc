@@ -17,6 +17,7 @@
 
 #include "tools/check.h"
 #include "tools/check_binary.h"
+#include "tools/check_inputs.h"
 #include "tools/elf/elf_reader.h"
 #include "tools/fatbin/fatbin_reader.h"
 #include "tools/layers/analyze.h"
@@ -44,45 +45,6 @@ bool IsDriverApiName(const std::string& name) {
 
 // A whole file mapped read-only (the ELF reader's caveat applies: a concurrent truncation of
 // the file delivers SIGBUS).
-class MappedFile {
- public:
-  MappedFile() = default;
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile() {
-    if (map_ != nullptr) munmap(map_, size_);
-  }
-  bool Open(const std::string& path, std::string* error) {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-      *error = std::string("cannot open: ") + std::strerror(errno);
-      return false;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-      close(fd);
-      *error = "not a regular non-empty file";
-      return false;
-    }
-    size_ = static_cast<size_t>(st.st_size);
-    void* map = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    int saved = errno;
-    close(fd);
-    if (map == MAP_FAILED) {
-      *error = std::string("cannot mmap: ") + std::strerror(saved);
-      size_ = 0;
-      return false;
-    }
-    map_ = map;
-    return true;
-  }
-  const uint8_t* data() const { return static_cast<const uint8_t*>(map_); }
-  size_t size() const { return size_; }
-
- private:
-  void* map_ = nullptr;
-  size_t size_ = 0;
-};
 
 bool IsIdentChar(uint8_t c) { return std::isalnum(c) || c == '_'; }
 
@@ -162,29 +124,28 @@ std::vector<std::string> BinaryAnalysis::unknown_symbols() const {
   return out;
 }
 
-BinaryAnalysis AnalyzeBinary(const std::string& path) {
-  BinaryAnalysis a;
-  a.path = path;
-  elf::ElfResult result = elf::ReadElf(path);
-  if (!result.ok()) {
-    a.error = path + ": " + result.error().message;
-    return a;
-  }
-  const elf::ElfInfo& info = result.value();
-  a.elf_class = info.elf_class;
-  a.machine = info.machine_name;
-  a.type = TypeName(info);
-  a.is_dynamic = info.is_dynamic;
-  a.soname = info.soname;
-  a.warnings = info.warnings;
+namespace {
+
+// The ELF-level facts (imports, NEEDED, SONAME ...) of a parsed file.
+void FillFromElf(const elf::ElfInfo& info, BinaryAnalysis* a) {
+  a->elf_class = info.elf_class;
+  a->elf_machine = info.machine;
+  a->machine = info.machine_name;
+  a->type = TypeName(info);
+  a->is_dynamic = info.is_dynamic;
+  a->soname = info.soname;
+  a->needed = info.needed;
+  a->rpath = info.rpath;
+  a->runpath = info.runpath;
+  a->warnings = info.warnings;
   for (const std::string& needed : info.needed) {
-    if (StartsWith(needed, "libcuda.so")) a.libcuda_needed.push_back(needed);
-    if (StartsWith(needed, "libcudart.so")) a.cudart_needed.push_back(needed);
-    if (StartsWith(needed, "libcudyn_cuda.so")) a.cudyn_needed.push_back(needed);
+    if (StartsWith(needed, "libcuda.so")) a->libcuda_needed.push_back(needed);
+    if (StartsWith(needed, "libcudart.so")) a->cudart_needed.push_back(needed);
+    if (StartsWith(needed, "libcudyn_cuda.so")) a->cudyn_needed.push_back(needed);
   }
-  a.is_driver_library = StartsWith(info.soname, "libcuda.so");
+  a->is_driver_library = StartsWith(info.soname, "libcuda.so");
   for (const std::string& name : info.defined) {
-    if (FindEntry(name) >= 0) ++a.defined_driver_symbols;
+    if (FindEntry(name) >= 0) ++a->defined_driver_symbols;
   }
   std::map<std::string, size_t> seen;
   for (const elf::ImportedSymbol& sym : info.undefined) {
@@ -192,7 +153,7 @@ BinaryAnalysis AnalyzeBinary(const std::string& path) {
     auto it = seen.find(sym.name);
     if (it != seen.end()) {
       // Listed twice: weak only if every occurrence is weak.
-      a.imports[it->second].weak = a.imports[it->second].weak && sym.weak;
+      a->imports[it->second].weak = a->imports[it->second].weak && sym.weak;
       continue;
     }
     ImportedApi api;
@@ -203,33 +164,64 @@ BinaryAnalysis AnalyzeBinary(const std::string& path) {
       api.base = std::string(EntryBase(api.entry));
       api.abi_version = kEntries[api.entry].abi_version;
     }
-    seen[sym.name] = a.imports.size();
-    a.imports.push_back(std::move(api));
+    seen[sym.name] = a->imports.size();
+    a->imports.push_back(std::move(api));
   }
-  // The rest reads the whole file: one mapping for the marker, the named entry points and the
-  // runtime and kernel layers (no size limit).
+}
+
+// The rest reads the whole image: the static-cudyn marker, the named entry points and the
+// runtime and kernel layers (no size limit).
+void FillFromImage(const elf::ElfInfo& info, const uint8_t* data, size_t size,
+                   BinaryAnalysis* a) {
+  if (a->imports.empty() && a->libcuda_needed.empty() && a->cudyn_needed.empty() &&
+      a->defined_driver_symbols == 0 && !a->is_driver_library) {
+    a->static_cudyn_marker =
+        memmem(data, size, kStaticCudynMarker, sizeof kStaticCudynMarker - 1) != nullptr;
+  }
+  layers::FileLayers fl = layers::AnalyzeImage(data, size);
+  if (!fl.ok) {
+    a->error = a->path + ": " + fl.error;
+    return;
+  }
+  a->runtime = std::move(fl.runtime);
+  a->kernels = std::move(fl.kernels);
+  for (const std::string& w : a->kernels.warnings) a->warnings.push_back("fatbin: " + w);
+  std::set<std::string> skip(info.defined.begin(), info.defined.end());
+  for (const ImportedApi& api : a->imports) skip.insert(api.symbol);
+  a->named = FindNamedApis(data, size, skip);
+}
+
+}  // namespace
+
+BinaryAnalysis AnalyzeBinary(const std::string& path) {
+  BinaryAnalysis a;
+  a.path = path;
+  elf::ElfResult result = elf::ReadElf(path);
+  if (!result.ok()) {
+    a.error = path + ": " + result.error().message;
+    return a;
+  }
+  FillFromElf(result.value(), &a);
   MappedFile file;
   std::string map_error;
   if (!file.Open(path, &map_error)) {
     a.error = path + ": " + map_error;
     return a;
   }
-  if (a.imports.empty() && a.libcuda_needed.empty() && a.cudyn_needed.empty() &&
-      a.defined_driver_symbols == 0 && !a.is_driver_library) {
-    a.static_cudyn_marker = memmem(file.data(), file.size(), kStaticCudynMarker,
-                                   sizeof kStaticCudynMarker - 1) != nullptr;
-  }
-  layers::FileLayers fl = layers::AnalyzeImage(file.data(), file.size());
-  if (!fl.ok) {
-    a.error = path + ": " + fl.error;
+  FillFromImage(result.value(), file.data(), file.size(), &a);
+  return a;
+}
+
+BinaryAnalysis AnalyzeBinaryImage(const std::string& name, const uint8_t* data, size_t size) {
+  BinaryAnalysis a;
+  a.path = name;
+  elf::ElfResult result = elf::ParseElf(data, size);
+  if (!result.ok()) {
+    a.error = name + ": " + result.error().message;
     return a;
   }
-  a.runtime = std::move(fl.runtime);
-  a.kernels = std::move(fl.kernels);
-  for (const std::string& w : a.kernels.warnings) a.warnings.push_back("fatbin: " + w);
-  std::set<std::string> skip(info.defined.begin(), info.defined.end());
-  for (const ImportedApi& api : a.imports) skip.insert(api.symbol);
-  a.named = FindNamedApis(file.data(), file.size(), skip);
+  FillFromElf(result.value(), &a);
+  FillFromImage(result.value(), data, size, &a);
   return a;
 }
 
@@ -516,6 +508,42 @@ std::vector<layers::GpuArch> DriverGpus(Driver& d, std::string* note) {
 
 }  // namespace
 
+MinimumDriver FindMinimumDriver(const BinaryAnalysis& a, const std::vector<layers::GpuArch>& gpus) {
+  // Versions below which no rule changes; kFloor stands for "any driver".
+  constexpr int kFloor = 1000;
+  std::set<int> versions = {kFloor, a.needs_version(), a.runtime.min_driver};
+  for (const layers::KernelImage& image : a.kernels.images) {
+    if (image.ptx) versions.insert(layers::MinDriverForPtxIsa(image.isa_major, image.isa_minor));
+  }
+  MinimumDriver answer;
+  answer.version = -1;
+  BinaryTarget target;
+  target.gpus = gpus;
+  for (int version : versions) {
+    if (version < kFloor) continue;
+    target.version = version;
+    const BinaryVerdict v = JudgeFile(a, target);
+    if (v.verdict != Verdict::kIncompatible && v.verdict != Verdict::kUndecided &&
+        v.verdict != Verdict::kError) {
+      answer.version = version == kFloor ? 0 : version;
+      // What in the file asks for that version (the verdict's text names a target).
+      switch (answer.layer) {
+        case layers::Layer::kDriverApi:
+          answer.reason = "imports driver-API entry points of CUDA " +
+                          ShortVersion(a.needs_version());
+          break;
+        case layers::Layer::kRuntime: answer.reason = RuntimeFindingText(a.runtime); break;
+        case layers::Layer::kKernels: answer.reason = KernelSummaryText(a.kernels); break;
+        default: break;
+      }
+      return answer;
+    }
+    answer.layer = v.deciding_layer;
+    answer.reason = v.reason;  // kept when no version runs it: why it fails on the newest
+  }
+  return answer;
+}
+
 int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
   if (args.positional.empty()) {
     err << "cudyn-check binary: no FILE given\n"
@@ -598,15 +626,27 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
   for (const layers::GpuArch& g : target.gpus) gpu_names.push_back(g.Name("sm_"));
 
   int exit_code = kExitOk;
-  std::vector<std::pair<BinaryAnalysis, BinaryVerdict>> results;
-  for (const std::string& path : args.positional) {
-    BinaryAnalysis a = AnalyzeBinary(path);
-    BinaryVerdict v = JudgeFile(a, target);
-    int code = ExitFor(v.verdict);
+  InputOptions input_options;
+  input_options.deps = args.flag("--deps");
+  InputSet inputs = CollectInputs(args.positional, input_options);
+  std::vector<JudgedInput> results;
+  results.reserve(inputs.files.size());
+  for (InputFile& f : inputs.files) {
+    JudgedInput r;
+    r.verdict = JudgeFile(f.analysis, target);
+    if (f.analysis.error.empty()) r.minimum = FindMinimumDriver(f.analysis, target.gpus);
+    int code = ExitFor(r.verdict.verdict);
     if (Rank(code) > Rank(exit_code)) exit_code = code;
-    if (!a.error.empty()) err << "cudyn-check: " << a.error << "\n";
-    results.emplace_back(std::move(a), std::move(v));
+    if (!f.analysis.error.empty()) err << "cudyn-check: " << f.analysis.error << "\n";
+    r.input = std::move(f);
+    results.push_back(std::move(r));
   }
+  // The set summary: when the files are more than the arguments named one by one.
+  const bool is_set = input_options.deps || results.size() != args.positional.size() ||
+                      std::any_of(results.begin(), results.end(), [](const JudgedInput& r) {
+                        return r.input.origin != InputOrigin::kArgument;
+                      });
+  const SetMinimum set_minimum = FindSetMinimum(results);
 
   if (args.json) {
     Json j = Json::object();
@@ -621,10 +661,13 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
     gpus["note"] = gpu_note.empty() ? Json() : Json(gpu_note);
     j["gpus"] = std::move(gpus);
     Json files = Json::array();
-    for (const auto& r : results) {
-      files.push_back(BinaryFileJson(r.first, r.second, target.version));
+    for (const JudgedInput& r : results) {
+      Json f = BinaryFileJson(r.input.analysis, r.verdict, target.version);
+      AddInputFields(r, &f);
+      files.push_back(std::move(f));
     }
     j["files"] = std::move(files);
+    j["set"] = InputSetJson(inputs, results, set_minimum);
     j["exit_code"] = exit_code;
     out << JsonText(j);
     return exit_code;
@@ -641,15 +684,24 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
         << "): kernel verdicts that depend on the GPU are unknown\n";
   }
   int counts[6] = {0, 0, 0, 0, 0, 0};
-  for (const auto& r : results) {
-    out << "\n";
-    if (!r.first.error.empty()) {
-      out << r.first.path << "\n  error: " << r.first.error << "\n";
-    } else {
-      PrintBinaryFile(out, r.first, r.second, target.version);
+  for (const JudgedInput& r : results) {
+    ++counts[static_cast<int>(r.verdict.verdict)];
+    const BinaryAnalysis& a = r.input.analysis;
+    if (a.error.empty() && r.input.origin != InputOrigin::kArgument && !HasCudaContent(a)) {
+      continue;  // summarised in one line below
     }
-    ++counts[static_cast<int>(r.second.verdict)];
+    out << "\n";
+    if (!a.error.empty()) {
+      out << a.path << "\n  error: " << a.error << "\n";
+    } else {
+      PrintBinaryFile(out, a, r.verdict, target.version);
+    }
+    if (r.input.origin == InputOrigin::kDependency) {
+      out << "  needed by " << r.input.needed_by << " as " << r.input.needed_as << " (found by "
+          << r.input.found_by << ")\n";
+    }
   }
+  if (is_set) PrintInputSetSummary(out, inputs, results, set_minimum);
   out << "\n" << results.size() << (results.size() == 1 ? " file: " : " files: ");
   std::vector<std::string> parts;
   const Verdict order[] = {Verdict::kCompatible, Verdict::kIncompatible, Verdict::kPortable,

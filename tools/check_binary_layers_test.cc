@@ -30,82 +30,28 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/util/runfiles.h"
-
-extern char** environ;
+#include "tools/testing/run_tool.h"
 
 namespace cudyn {
 namespace check {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using testing::Describe;
+using testing::Json;
+using testing::ReadFile;
+using testing::RunTool;
+using testing::Tool;
+using testing::ToolRun;
 
-struct ToolRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-  Json json;
-  bool json_ok = false;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::string Nvcc(const std::string& name) {
+  return ::cudyn::testing::Runfile("tools/fatbin/nvcc/" + name);
 }
-
-std::string Tool() { return testing::Runfile("tools/cudyn-check"); }
-std::string Nvcc(const std::string& name) { return testing::Runfile("tools/fatbin/nvcc/" + name); }
-std::string Program(const std::string& name) { return testing::Runfile("tools/" + name); }
+std::string Program(const std::string& name) {
+  return ::cudyn::testing::Runfile("tools/" + name);
+}
 std::string CudaLib(const std::string& name) {
   const char* cp = std::getenv("CUDA_PATH");
   return std::string(cp && *cp ? cp : "/usr/local/cuda-13.0") + "/lib64/" + name;
-}
-
-// Runs cudyn-check with `args`; the environment is the test's minus LD_LIBRARY_PATH and CUDYN_*.
-ToolRun RunTool(const std::vector<std::string>& args) {
-  ToolRun run;
-  static int counter = 0;
-  std::string dir = testing::MakeTempDir("run");
-  std::string out_path = dir + "/out" + std::to_string(counter);
-  std::string err_path = dir + "/err" + std::to_string(counter++);
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string kv = *e;
-    if (kv.compare(0, 16, "LD_LIBRARY_PATH=") == 0 || kv.compare(0, 6, "CUDYN_") == 0) continue;
-    env_strings.push_back(kv);
-  }
-  std::vector<char*> envp;
-  for (std::string& kv : env_strings) envp.push_back(&kv[0]);
-  envp.push_back(nullptr);
-  std::string tool = Tool();
-  std::vector<std::string> argv_strings = {tool};
-  for (const std::string& a : args) argv_strings.push_back(a);
-  std::vector<char*> argv;
-  for (std::string& a : argv_strings) argv.push_back(&a[0]);
-  argv.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    int out_fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out_fd, 1);
-    dup2(err_fd, 2);
-    execve(tool.c_str(), argv.data(), envp.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.out = ReadFile(out_path);
-  run.err = ReadFile(err_path);
-  run.json = Json::parse(run.out, nullptr, /*allow_exceptions=*/false);
-  run.json_ok = !run.json.is_discarded();
-  return run;
-}
-
-std::string Describe(const ToolRun& run) {
-  return "exit " + std::to_string(run.exit_code) + "\n--- stdout ---\n" + run.out.substr(0, 6000) +
-         "\n--- stderr ---\n" + run.err.substr(0, 2000);
 }
 
 // `binary FILE --target-version V [--gpu G] --json`, parsed; fails the test when no JSON.
@@ -429,7 +375,7 @@ TEST(BinaryLayers, Cuda11RuntimeRunsOn12Drivers) {
 TEST(BinaryLayers, WholeFileIsScanned) {
   const std::string src = ReadFile(Nvcc("cudart_none"));
   ASSERT_GT(src.size(), 1000u);
-  const std::string path = testing::MakeTempDir("big") + "/big_static_cudyn";
+  const std::string path = ::cudyn::testing::MakeTempDir("big") + "/big_static_cudyn";
   {
     std::ofstream out(path, std::ios::binary);
     out << src;

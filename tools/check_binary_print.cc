@@ -319,5 +319,138 @@ void PrintBinaryFile(std::ostream& out, const BinaryAnalysis& a, const BinaryVer
   }
 }
 
+bool HasCudaContent(const BinaryAnalysis& a) {
+  return !a.imports.empty() || !a.libcuda_needed.empty() || a.links_cudyn() ||
+         a.is_driver_library || a.runtime.linkage != layers::RuntimeLinkage::kNone ||
+         a.kernels.has_device_code || !a.named.empty();
+}
+
+SetMinimum FindSetMinimum(const std::vector<JudgedInput>& files) {
+  SetMinimum m;
+  for (const JudgedInput& f : files) {
+    if (!f.input.analysis.error.empty()) continue;
+    if (m.version < 0) break;  // a file no driver runs decides the set
+    const MinimumDriver& d = f.minimum;
+    if (d.version < 0 || d.version > m.version) {
+      m.version = d.version;
+      m.path = f.input.analysis.path;
+      m.layer = d.layer;
+      m.reason = d.reason;
+    }
+  }
+  return m;
+}
+
+namespace {
+
+Json MinimumJson(int version, layers::Layer layer, const std::string& reason) {
+  Json j = Json::object();
+  j["version"] = version;
+  j["version_text"] = version > 0 ? Json(ShortVersion(version)) : Json();
+  j["runs_on_no_driver"] = version < 0;
+  j["layer"] = layer == layers::Layer::kNone ? Json() : Json(layers::LayerName(layer));
+  j["reason"] = reason.empty() ? Json() : Json(reason);
+  return j;
+}
+
+std::string MinimumText(int version) {
+  if (version < 0) return "none: no driver runs it";
+  if (version == 0) return "any";
+  return "CUDA " + ShortVersion(version);
+}
+
+}  // namespace
+
+void AddInputFields(const JudgedInput& f, Json* file_json) {
+  Json& j = *file_json;
+  j["origin"] = InputOriginName(f.input.origin);
+  const bool dep = f.input.origin == InputOrigin::kDependency;
+  j["needed_by"] = dep ? Json(f.input.needed_by) : Json();
+  j["needed_as"] = dep ? Json(f.input.needed_as) : Json();
+  j["found_by"] = dep ? Json(f.input.found_by) : Json();
+  j["cuda_content"] = f.input.analysis.error.empty() && HasCudaContent(f.input.analysis);
+  j["minimum_driver"] = f.input.analysis.error.empty()
+                            ? MinimumJson(f.minimum.version, f.minimum.layer, f.minimum.reason)
+                            : Json();
+}
+
+Json InputSetJson(const InputSet& set, const std::vector<JudgedInput>& files,
+                  const SetMinimum& minimum) {
+  Json j = Json::object();
+  j["files"] = files.size();
+  Json by_origin = Json::object();
+  for (InputOrigin o : {InputOrigin::kArgument, InputOrigin::kDirectory, InputOrigin::kWheel,
+                        InputOrigin::kDependency}) {
+    size_t n = 0;
+    for (const JudgedInput& f : files) n += f.input.origin == o;
+    by_origin[InputOriginName(o)] = n;
+  }
+  j["by_origin"] = std::move(by_origin);
+  Json m = MinimumJson(minimum.version, minimum.layer, minimum.reason);
+  m["file"] = minimum.path.empty() ? Json() : Json(minimum.path);
+  j["minimum_driver"] = std::move(m);
+  Json unresolved = Json::array();
+  for (const UnresolvedNeeded& u : set.unresolved) {
+    Json x = Json::object();
+    x["name"] = u.name;
+    x["needed_by"] = u.needed_by;
+    unresolved.push_back(std::move(x));
+  }
+  j["unresolved"] = std::move(unresolved);
+  j["skipped_files"] = set.skipped_files;
+  j["driver_needs_not_followed"] = set.driver_needs;
+  j["note"] = set.search_note.empty() ? Json() : Json(set.search_note);
+  return j;
+}
+
+void PrintInputSetSummary(std::ostream& out, const InputSet& set,
+                          const std::vector<JudgedInput>& files, const SetMinimum& minimum) {
+  std::vector<std::string> quiet;
+  for (const JudgedInput& f : files) {
+    if (f.input.analysis.error.empty() && !HasCudaContent(f.input.analysis) &&
+        f.input.origin != InputOrigin::kArgument) {
+      quiet.push_back(f.input.analysis.path);
+    }
+  }
+  if (!quiet.empty()) {
+    constexpr size_t kQuietShown = 8;
+    std::vector<std::string> shown(quiet.begin(),
+                                   quiet.begin() + std::min(quiet.size(), kQuietShown));
+    out << "\n" << quiet.size() << " file" << (quiet.size() == 1 ? "" : "s")
+        << " without CUDA content (no driver API, runtime, kernels or entry-point names), "
+           "compatible with any driver: "
+        << Join(shown, ", ");
+    if (quiet.size() > shown.size()) out << ", ... (" << quiet.size() - shown.size() << " more)";
+    out << "\n";
+  }
+  out << "\nminimum driver for all " << files.size() << " files: ";
+  if (minimum.version < 0) {
+    out << "none: no driver runs " << minimum.path << " (" << minimum.reason << ")";
+  } else {
+    out << MinimumText(minimum.version);
+    if (!minimum.path.empty() && minimum.version > 0) {
+      out << ", set by " << minimum.path;
+      if (minimum.layer != layers::Layer::kNone) {
+        out << " (" << layers::LayerName(minimum.layer) << ": " << minimum.reason << ")";
+      }
+    }
+  }
+  out << "\n";
+  if (set.driver_needs > 0) {
+    out << "libcuda.so.1 needed " << set.driver_needs
+        << (set.driver_needs == 1 ? " time" : " times")
+        << ": the driver, judged as the target, not followed\n";
+  }
+  for (const UnresolvedNeeded& u : set.unresolved) {
+    out << "not found on this machine: " << u.name << " (needed by " << u.needed_by
+        << "): the dynamic linker would refuse to load it here\n";
+  }
+  if (set.skipped_files > 0) {
+    out << set.skipped_files << " other file" << (set.skipped_files == 1 ? "" : "s")
+        << " (not ELF, or not shared objects in a wheel) not judged\n";
+  }
+  if (!set.search_note.empty()) out << "note: " << set.search_note << "\n";
+}
+
 }  // namespace check
 }  // namespace cudyn

@@ -25,12 +25,25 @@ const std::vector<std::string>& AllValueOptions() {
   return *kAll;
 }
 
+bool IsFlagOption(const std::string& name) {
+  for (const std::string& command : Commands()) {
+    if (Contains(FlagOptions(command), name)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const std::vector<std::string>& Commands() {
   static const std::vector<std::string>* const kCommands =
       new std::vector<std::string>{"report", "apis", "binary", "drivers", "help"};
   return *kCommands;
+}
+
+const std::vector<std::string>& FlagOptions(const std::string& command) {
+  static const std::vector<std::string>* const kBinary = new std::vector<std::string>{"--deps"};
+  static const std::vector<std::string>* const kNone = new std::vector<std::string>();
+  return command == "binary" ? *kBinary : *kNone;
 }
 
 const std::vector<std::string>& ValueOptions(const std::string& command) {
@@ -79,6 +92,15 @@ std::string ParseArgs(const std::vector<std::string>& argv, Args* out) {
         errors.push_back("option " + name + " takes no value");
         continue;
       }
+      if (IsFlagOption(name)) {
+        if (value) {
+          errors.push_back("option " + name + " takes no value");
+          continue;
+        }
+        out->flags.insert(name);
+        given_options.push_back(name);
+        continue;
+      }
       if (!Contains(AllValueOptions(), name)) {
         errors.push_back("unknown option '" + name + "'");
         continue;
@@ -110,7 +132,7 @@ std::string ParseArgs(const std::vector<std::string>& argv, Args* out) {
   if (!out->command_given) out->command = "report";
   const std::vector<std::string>& allowed = ValueOptions(out->command);
   for (const std::string& option : given_options) {
-    if (!Contains(allowed, option)) {
+    if (!Contains(allowed, option) && !Contains(FlagOptions(out->command), option)) {
       errors.push_back("option " + option + " does not apply to '" + out->command + "'");
     }
   }

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,10 @@ struct Args {
   // Every value of every option, in command-line order (for repeatable options such as --gpu).
   std::map<std::string, std::vector<std::string>> all_values;
   std::vector<std::string> positional;
+  std::set<std::string> flags;  // options without a value given ("--deps")
 
   bool has(const std::string& option) const { return values.count(option) != 0; }
+  bool flag(const std::string& option) const { return flags.count(option) != 0; }
   std::string get(const std::string& option) const {
     auto it = values.find(option);
     return it == values.end() ? std::string() : it->second;
@@ -37,6 +40,8 @@ struct Args {
 const std::vector<std::string>& Commands();
 // The value options a subcommand accepts ("--driver", ...).
 const std::vector<std::string>& ValueOptions(const std::string& command);
+// The options without a value a subcommand accepts ("--deps").
+const std::vector<std::string>& FlagOptions(const std::string& command);
 
 // Parses argv without the program name. Returns "" on success, else the usage error text. With
 // --help anywhere, unknown options and bad positionals are not errors (help wins).

@@ -19,89 +19,29 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/util/runfiles.h"
-
-extern char** environ;
+#include "tools/testing/run_tool.h"
 
 namespace cudyn {
 namespace check {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-struct ToolRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-  Json json;  // parsed stdout when it is JSON
-  bool json_ok = false;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::Describe;
+using testing::Json;
+using testing::ReadFile;
+using testing::RunTool;
+using testing::Tool;
+using testing::ToolRun;
 
 void WriteFile(const std::string& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << data;
 }
 
-std::string Tool() { return testing::Runfile("tools/cudyn-check"); }
 std::string DriverPath(int major) {
-  return testing::Runfile("nvidia_drivers/" + std::to_string(major) + "/libcuda.so.1");
+  return ::cudyn::testing::Runfile("nvidia_drivers/" + std::to_string(major) + "/libcuda.so.1");
 }
-std::string StubPath() { return testing::Runfile("cuda/stubs/libcuda.so"); }
-std::string Program(const std::string& name) { return testing::Runfile("tools/" + name); }
-
-// Runs cudyn-check with `args`. The environment is the test's minus LD_LIBRARY_PATH and CUDYN_*,
-// plus `env` ("NAME=value").
-ToolRun RunTool(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-  ToolRun run;
-  static int counter = 0;
-  std::string dir = testing::MakeTempDir("run");
-  std::string out_path = dir + "/out" + std::to_string(counter);
-  std::string err_path = dir + "/err" + std::to_string(counter++);
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string kv = *e;
-    if (kv.compare(0, 16, "LD_LIBRARY_PATH=") == 0 || kv.compare(0, 6, "CUDYN_") == 0) continue;
-    env_strings.push_back(kv);
-  }
-  for (const std::string& kv : env) env_strings.push_back(kv);
-  std::vector<char*> envp;
-  for (std::string& kv : env_strings) envp.push_back(&kv[0]);
-  envp.push_back(nullptr);
-  std::string tool = Tool();
-  std::vector<std::string> argv_strings = {tool};
-  for (const std::string& a : args) argv_strings.push_back(a);
-  std::vector<char*> argv;
-  for (std::string& a : argv_strings) argv.push_back(&a[0]);
-  argv.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    int out_fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out_fd, 1);
-    dup2(err_fd, 2);
-    execve(tool.c_str(), argv.data(), envp.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.out = ReadFile(out_path);
-  run.err = ReadFile(err_path);
-  run.json = Json::parse(run.out, nullptr, /*allow_exceptions=*/false);
-  run.json_ok = !run.json.is_discarded();
-  return run;
-}
-
-std::string Describe(const ToolRun& run) {
-  return "exit " + std::to_string(run.exit_code) + "\n--- stdout ---\n" + run.out.substr(0, 4000) +
-         "\n--- stderr ---\n" + run.err.substr(0, 4000);
-}
+std::string StubPath() { return ::cudyn::testing::Runfile("cuda/stubs/libcuda.so"); }
+std::string Program(const std::string& name) { return ::cudyn::testing::Runfile("tools/" + name); }
 
 // The row of `symbol` in an `apis --json` answer (null if absent).
 const Json& ApiRow(const Json& apis, const std::string& symbol) {
@@ -336,7 +276,7 @@ TEST(CudynCheckNoDriver, StubAsDriverExits3NamingTheStub) {
 }
 
 TEST(CudynCheckNoDriver, NonexistentDriverExits3) {
-  std::string path = testing::MakeTempDir("none") + "/libcuda.so.1";
+  std::string path = ::cudyn::testing::MakeTempDir("none") + "/libcuda.so.1";
   ToolRun run = RunTool({"report", "--driver", path});
   EXPECT_EQ(run.exit_code, 3) << Describe(run);
   EXPECT_NE(run.out.find(path), std::string::npos);
@@ -359,7 +299,7 @@ std::string FindingsOf(const Json& j, const std::string& kind) {
 }
 
 TEST(CudynCheckFindings, KernelModuleAbsentMismatchedAndMatching) {
-  std::string root = testing::MakeTempDir("proc");
+  std::string root = ::cudyn::testing::MakeTempDir("proc");
   // Absent (no ROOT/proc/driver/nvidia/version).
   ToolRun absent = RunTool({"report", "--json", "--driver", DriverPath(535), "--search-root", root});
   ASSERT_EQ(absent.exit_code, 0) << Describe(absent);
@@ -391,7 +331,7 @@ TEST(CudynCheckFindings, KernelModuleAbsentMismatchedAndMatching) {
 }
 
 TEST(CudynCheckFindings, StubOnLdLibraryPath) {
-  std::string dir = testing::MakeTempDir("stubdir");
+  std::string dir = ::cudyn::testing::MakeTempDir("stubdir");
   ASSERT_EQ(symlink(StubPath().c_str(), (dir + "/libcuda.so.1").c_str()), 0);
   ToolRun run = RunTool({"report", "--json", "--driver", DriverPath(535)},
                     {"LD_LIBRARY_PATH=" + dir});
@@ -404,7 +344,7 @@ TEST(CudynCheckFindings, StubOnLdLibraryPath) {
 }
 
 TEST(CudynCheckFindings, CompatLibraryInUse) {
-  std::string dir = testing::MakeTempDir("cuda") + "/compat";
+  std::string dir = ::cudyn::testing::MakeTempDir("cuda") + "/compat";
   ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
   ASSERT_EQ(symlink(DriverPath(470).c_str(), (dir + "/libcuda.so.1").c_str()), 0);
   ToolRun run = RunTool({"report", "--json", "--driver", dir + "/libcuda.so.1"});
@@ -532,7 +472,7 @@ size_t DynamicSegmentMiddle(const std::string& elf) {
 }
 
 TEST(CudynCheckBinary, MalformedFilesExit2WithAMessage) {
-  std::string dir = testing::MakeTempDir("bad");
+  std::string dir = ::cudyn::testing::MakeTempDir("bad");
   std::string elf = ReadFile(Program("mem_advise_cuda13"));
   ASSERT_GT(elf.size(), 4000u);
   std::map<std::string, std::string> expected;  // file -> message part
@@ -583,7 +523,7 @@ TEST(CudynCheckBinary, MalformedFilesExit2WithAMessage) {
 }
 
 TEST(CudynCheckBinary, OneGiBSparseFileParses) {
-  std::string path = testing::MakeTempDir("big") + "/big.elf";
+  std::string path = ::cudyn::testing::MakeTempDir("big") + "/big.elf";
   WriteFile(path, ReadFile(Program("mem_advise_cuda13")));
   ASSERT_EQ(truncate(path.c_str(), 1LL << 30), 0);
   ToolRun run = RunTool({"binary", path, "--target-version", "12020", "--json"});
@@ -598,7 +538,7 @@ TEST(CudynCheckBinary, OneGiBSparseFileParses) {
 // A fake system under ROOT: 535 in /usr/lib/x86_64-linux-gnu, 470 as cuda-compat, the toolkit
 // stub in /usr/local/cuda-13.0/lib64/stubs (symlinks to the real files).
 std::string MakeSystemTree(bool compat_in_ld_so_conf) {
-  std::string root = testing::MakeTempDir("root");
+  std::string root = ::cudyn::testing::MakeTempDir("root");
   auto mkdirs = [&](const std::string& dir) {
     EXPECT_EQ(system(("mkdir -p '" + root + dir + "'").c_str()), 0);
   };
@@ -691,7 +631,7 @@ TEST(CudynCheckDrivers, LdSoConfOrderDecidesThePick) {
 }
 
 TEST(CudynCheckDrivers, OnlyTheStubMeansNoDriver) {
-  std::string root = testing::MakeTempDir("stubroot");
+  std::string root = ::cudyn::testing::MakeTempDir("stubroot");
   ASSERT_EQ(system(("mkdir -p " + root + "/usr/lib/x86_64-linux-gnu").c_str()), 0);
   // The stub installed as libcuda.so.1 (a broken system): found, rejected, exit 3.
   ASSERT_EQ(symlink(StubPath().c_str(), (root + "/usr/lib/x86_64-linux-gnu/libcuda.so.1").c_str()),
@@ -709,10 +649,10 @@ TEST(CudynCheckDrivers, OnlyTheStubMeansNoDriver) {
 }
 
 TEST(CudynCheckDrivers, CudynDropInInstalledAsLibcudaIsNotADriver) {
-  std::string root = testing::MakeTempDir("dropinroot");
+  std::string root = ::cudyn::testing::MakeTempDir("dropinroot");
   ASSERT_EQ(system(("mkdir -p " + root + "/usr/lib/x86_64-linux-gnu " + root + "/usr/lib64").c_str()),
             0);
-  std::string dropin = testing::Runfile("stubs/libcudyn_cuda.so");
+  std::string dropin = ::cudyn::testing::Runfile("stubs/libcudyn_cuda.so");
   ASSERT_FALSE(dropin.empty());
   WriteFile(root + "/usr/lib/x86_64-linux-gnu/libcuda.so.1", ReadFile(dropin));
   ASSERT_EQ(symlink(DriverPath(460).c_str(), (root + "/usr/lib64/libcuda.so.1").c_str()), 0);

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds the test programs of tools/fatbin and tools/layers with the real nvcc:
-#   nvcc_programs.sh KERNEL_CU HOST_CPP OUTDIR
+#   nvcc_programs.sh KERNEL_CU HOST_CPP KERN_LIB_CU APP_KERN_CPP OUTDIR
 # nvcc: $CUDA_PATH/bin/nvcc, else /usr/local/cuda-13.0/bin/nvcc. Fails (never skips) without it.
 set -euo pipefail
 cu="$(realpath "$1")"
 cpp="$(realpath "$2")"
-out="$(realpath -m "$3")"
+kern_lib="$(realpath "$3")"
+app_kern="$(realpath "$4")"
+out="$(realpath -m "$5")"
 nvcc="${CUDA_PATH:-/usr/local/cuda-13.0}/bin/nvcc"
 [[ -x "$nvcc" ]] || { echo "nvcc_programs: no nvcc at $nvcc (set CUDA_PATH)" >&2; exit 1; }
 mkdir -p "$out"
@@ -37,4 +39,11 @@ lib() {  # name, nvcc options...
 lib lib_ptx80 -gencode arch=compute_80,code=compute_80
 lib lib_sm90 -gencode 'arch=compute_90,code=[sm_90,compute_90]'
 lib lib_sm90a -gencode arch=compute_90a,code=sm_90a
+# For --deps: a library with sm_90 SASS that needs libcudart.so.13 (RUNPATH into a wheel's
+# nvidia/cu13/lib), and a host program that needs the library (RUNPATH $ORIGIN/../lib).
+"$nvcc" -cudart shared -shared -Xcompiler -fPIC -gencode arch=compute_90,code=sm_90 \
+  -Xlinker -soname=libkern_sm90.so -Xlinker '-rpath=$ORIGIN/../../nvidia/cu13/lib' \
+  -o "$out/libkern_sm90.so" "$kern_lib"
+"$nvcc" -cudart none -o "$out/app_kern" "$app_kern" -L"$out" -lkern_sm90 \
+  -Xlinker '-rpath=$ORIGIN/../lib'
 rm -rf "$TMPDIR"
