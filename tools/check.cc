@@ -11,6 +11,7 @@ namespace check {
 std::string HelpText(const std::string& command) {
   if (command == "report") {
     return R"HELP(usage: cudyn-check [report] [--driver PATH] [--max-cuda-version V] [--search-root DIR] [--json]
+       cudyn-check report --nfd [--output FILE] [--driver PATH] [--max-cuda-version V]
 
 Finds the NVIDIA driver the way an application using cudyn does and reports:
 the candidates tried (and why each was rejected), the driver path and how it
@@ -26,6 +27,11 @@ options:
   --search-root DIR       discover the driver under DIR (DIR/etc/ld.so.conf,
                           DIR/usr/lib/..., DIR/proc/driver/nvidia/version)
   --json                  machine-readable output (schema: tools/README.md)
+  --nfd                   instead: the node's facts as a Kubernetes node-feature-
+                          discovery feature file (driver CUDA version, newest PTX
+                          ISA it JITs, GPU compute capabilities, runtime families)
+  --output FILE           with --nfd: write FILE atomically (dot file + rename),
+                          e.g. /etc/kubernetes/node-feature-discovery/features.d/cudyn
 
 exit: 0 report printed (cuInit 100 "no device" included), 1 cuInit failed with a
 driver-compatibility error (34, 35, 803, 804), 2 usage, 3 no usable driver.

@@ -473,9 +473,10 @@ using CuDeviceGetAttributeFn = int (*)(int*, int, int);
 constexpr int kAttrComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
 constexpr int kAttrComputeCapabilityMinor = 76;
 
-// The compute capabilities of the driver's devices (deduplicated), empty when cuInit fails or
-// there are none; *note says why, for people.
-std::vector<layers::GpuArch> DriverGpus(Driver& d, std::string* note) {
+
+}  // namespace
+
+std::vector<layers::GpuArch> DriverGpus(Driver& d, std::string* note, int* device_count) {
   std::vector<layers::GpuArch> gpus;
   auto init = reinterpret_cast<CuInitFn>(d.Resolve(kEntry_cuInit));
   int rc = init != nullptr ? init(0) : -1;
@@ -488,10 +489,12 @@ std::vector<layers::GpuArch> DriverGpus(Driver& d, std::string* note) {
   auto get_fn = reinterpret_cast<CuDeviceGetFn>(d.Resolve(kEntry_cuDeviceGet));
   auto attr_fn = reinterpret_cast<CuDeviceGetAttributeFn>(d.Resolve(kEntry_cuDeviceGetAttribute));
   int count = 0;
+  if (device_count != nullptr) *device_count = 0;
   if (count_fn == nullptr || get_fn == nullptr || attr_fn == nullptr || count_fn(&count) != 0) {
     *note = "cuDeviceGetCount failed";
     return gpus;
   }
+  if (device_count != nullptr) *device_count = count;
   for (int ordinal = 0; ordinal < count && ordinal < 1024; ++ordinal) {
     int handle = 0, major = 0, minor = 0;
     if (get_fn(&handle, ordinal) != 0 ||
@@ -505,8 +508,6 @@ std::vector<layers::GpuArch> DriverGpus(Driver& d, std::string* note) {
   if (gpus.empty()) *note = "the driver reports no device";
   return gpus;
 }
-
-}  // namespace
 
 MinimumDriver FindMinimumDriver(const BinaryAnalysis& a, const std::vector<layers::GpuArch>& gpus) {
   // Versions below which no rule changes; kFloor stands for "any driver".

@@ -86,6 +86,10 @@ Json BinaryFileJson(const BinaryAnalysis& a, const BinaryVerdict& v, int target)
 void PrintBinaryFile(std::ostream& out, const BinaryAnalysis& a, const BinaryVerdict& v,
                      int target);
 
+// The compute capabilities of the driver's devices (deduplicated), empty when cuInit fails or
+// there are none; *note says why, for people; *device_count (optional): cuDeviceGetCount's answer.
+std::vector<layers::GpuArch> DriverGpus(Driver& d, std::string* note, int* device_count = nullptr);
+
 // ---- sets of files (directories, wheels, --deps) ----------------------------------------------
 
 // One collected file with its verdict and the oldest driver that runs it.

@@ -7,6 +7,8 @@
 #include <set>
 
 #include "tools/check.h"
+#include "tools/check_binary.h"
+#include "tools/check_nfd.h"
 #include "version_tables/api_table.h"
 
 namespace cudyn {
@@ -274,9 +276,56 @@ int ReportNoDriver(const Args& args, const char* command, const OpenedDriver& op
   return kExitNoDriver;
 }
 
+namespace {
+
+// report --nfd [--output FILE]: the node's facts as an NFD feature file (tools/check_nfd.h).
+int ReportNfd(const Args& args, const OpenRequest& request, std::ostream& out, std::ostream& err) {
+  OpenedDriver opened = OpenDriverForCheck(request);
+  NodeFacts facts;
+  if (opened.driver != nullptr && opened.driver->ok()) {
+    Driver& d = *opened.driver;
+    facts.driver_usable = true;
+    facts.cuda_version = d.cuda_version();
+    facts.effective_version = d.effective_version();
+    facts.driver_path = d.path();
+    facts.gpus = DriverGpus(d, &facts.gpu_note, &facts.gpu_count);
+  } else if (opened.driver == nullptr) {
+    facts.no_driver_reason = "out of memory while opening it";
+  } else {
+    facts.no_driver_reason = std::to_string(opened.driver->error()) + " " +
+                             ResultNameText(opened.driver->error());
+  }
+  const int exit_code = facts.driver_usable ? kExitOk : kExitNoDriver;
+  const std::string text = NfdFeatureFile(facts);
+  if (facts.driver_usable) KeepDriverLoaded(std::move(opened.driver));
+  if (!args.has("--output")) {
+    out << text;
+    return exit_code;
+  }
+  std::string error;
+  if (!WriteFeatureFileAtomically(args.get("--output"), text, &error)) {
+    err << "cudyn-check report --nfd: cannot write " << error << "\n";
+    return kExitUsage;
+  }
+  return exit_code;
+}
+
+}  // namespace
+
 int RunReport(const Args& args, std::ostream& out, std::ostream& err) {
   OpenRequest request;
   if (!ParseOpenRequest(args, "report", &request, err)) return kExitUsage;
+  if (args.has("--output") && !args.flag("--nfd")) {
+    err << "cudyn-check report: --output is for --nfd (the feature file)\n";
+    return kExitUsage;
+  }
+  if (args.flag("--nfd")) {
+    if (args.json) {
+      err << "cudyn-check report: --nfd and --json are two output formats; choose one\n";
+      return kExitUsage;
+    }
+    return ReportNfd(args, request, out, err);
+  }
 
   // Probe LD_LIBRARY_PATH for stubs in child processes before any driver is loaded here.
   std::vector<Finding> findings;

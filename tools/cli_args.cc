@@ -42,14 +42,17 @@ const std::vector<std::string>& Commands() {
 
 const std::vector<std::string>& FlagOptions(const std::string& command) {
   static const std::vector<std::string>* const kBinary = new std::vector<std::string>{"--deps"};
+  static const std::vector<std::string>* const kReport = new std::vector<std::string>{"--nfd"};
   static const std::vector<std::string>* const kNone = new std::vector<std::string>();
-  return command == "binary" ? *kBinary : *kNone;
+  if (command == "binary") return *kBinary;
+  if (command == "report") return *kReport;
+  return *kNone;
 }
 
 const std::vector<std::string>& ValueOptions(const std::string& command) {
   static const std::map<std::string, std::vector<std::string>>* const kOptions =
       new std::map<std::string, std::vector<std::string>>{
-          {"report", {"--driver", "--max-cuda-version", "--search-root"}},
+          {"report", {"--driver", "--max-cuda-version", "--search-root", "--output"}},
           {"apis", {"--driver", "--max-cuda-version", "--search-root", "--status", "--base"}},
           {"binary",
            {"--target-version", "--gpu", "--driver", "--max-cuda-version", "--search-root"}},

@@ -2,6 +2,7 @@
 // driver is loaded by a separate process), parses its --json output back and checks it against
 // what is known about the real drivers 418/450/460/470/535, the toolkit stub, and test programs
 // compiled against the CUDA 13.0 and 11.8 headers.
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -12,6 +13,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -710,6 +713,103 @@ TEST(CudynCheckUsage, BadCommandLinesExit2) {
     EXPECT_EQ(run.exit_code, 2) << joined << "\n" << Describe(run);
     EXPECT_FALSE(run.err.empty()) << joined;
   }
+}
+
+// ---- report --nfd -------------------------------------------------------------------------------
+
+// The labels of an NFD feature file ("name" -> "value"); fails the test on a line that is not a
+// comment and not a valid label (Kubernetes: name and value <= 63 characters of [A-Za-z0-9._-],
+// starting and ending alphanumeric; the namespace NFD always accepts).
+std::map<std::string, std::string> NfdLabels(const std::string& text) {
+  static const std::regex kLine(
+      "feature\\.node\\.kubernetes\\.io/([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)="
+      "([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)");
+  std::map<std::string, std::string> labels;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::smatch m;
+    EXPECT_TRUE(std::regex_match(line, m, kLine)) << "not a valid NFD label line: " << line;
+    if (!m.empty()) labels[m[1]] = m[3];
+  }
+  return labels;
+}
+
+// Facts of the real drivers (their CUDA versions) and NVIDIA's PTX ISA per CUDA release.
+struct NfdExpectation {
+  int major;
+  int cuda;
+  std::string ptx_isa_max;  // major*10+minor
+};
+
+class RealDriverNfd : public ::testing::TestWithParam<NfdExpectation> {};
+
+TEST_P(RealDriverNfd, LabelsDescribeTheDriver) {
+  const NfdExpectation& e = GetParam();
+  ToolRun run = RunTool({"report", "--nfd", "--driver", DriverPath(e.major)});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  std::map<std::string, std::string> labels = NfdLabels(run.out);
+  EXPECT_EQ(labels["cudyn.driver"], "usable");
+  EXPECT_EQ(labels["cudyn.cuda-driver-version"], std::to_string(e.cuda));
+  EXPECT_EQ(labels["cudyn.cuda-driver-major"], std::to_string(e.cuda / 1000));
+  EXPECT_EQ(labels["cudyn.cuda-driver-minor"], std::to_string(e.cuda % 1000 / 10));
+  EXPECT_EQ(labels["cudyn.ptx-isa-max"], e.ptx_isa_max);
+  EXPECT_EQ(labels["cudyn.gpu-count"], "0");  // no GPU on this machine: cuInit answers 100
+  // Runtime families: 11.0 (every 11.x) from an 11.0 driver on, 12 from 12.0, never 13 here;
+  // the 10.x releases up to the driver's own.
+  EXPECT_EQ(labels.count("cudyn.cudart.11.0"), e.cuda >= 11000 ? 1u : 0u);
+  EXPECT_EQ(labels.count("cudyn.cudart.12"), e.cuda >= 12000 ? 1u : 0u);
+  EXPECT_EQ(labels.count("cudyn.cudart.13"), 0u);
+  EXPECT_EQ(labels.count("cudyn.cudart.10.0"), 1u);
+  EXPECT_EQ(labels.count("cudyn.cudart.10.2"), e.cuda >= 10020 ? 1u : 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Drivers, RealDriverNfd,
+                         ::testing::Values(NfdExpectation{418, 10010, "64"},
+                                           NfdExpectation{450, 11000, "70"},
+                                           NfdExpectation{460, 11020, "72"},
+                                           NfdExpectation{470, 11040, "74"},
+                                           NfdExpectation{535, 12020, "82"}),
+                         [](const ::testing::TestParamInfo<NfdExpectation>& info) {
+                           return "driver_" + std::to_string(info.param.major);
+                         });
+
+TEST(ReportNfd, ClampedDriverAndAtomicOutputFile) {
+  const std::string dir = ::cudyn::testing::MakeTempDir("nfd");
+  const std::string file = dir + "/cudyn";
+  ToolRun run = RunTool({"report", "--nfd", "--driver", DriverPath(535), "--max-cuda-version",
+                         "11.4", "--output", file});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  EXPECT_TRUE(run.out.empty()) << run.out;
+  std::map<std::string, std::string> labels = NfdLabels(ReadFile(file));
+  EXPECT_EQ(labels["cudyn.cuda-driver-version"], "11040");
+  EXPECT_EQ(labels["cudyn.ptx-isa-max"], "74");
+  EXPECT_EQ(labels.count("cudyn.cudart.12"), 0u);
+  // Only the file itself remains (the dot file it was written to was renamed).
+  int entries = 0;
+  std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
+  while (struct dirent* e = readdir(d.get())) entries += e->d_name[0] != '.';
+  EXPECT_EQ(entries, 1);
+  run = RunTool({"report", "--nfd", "--driver", DriverPath(535), "--output",
+                 dir + "/no/such/dir/cudyn"});
+  EXPECT_EQ(run.exit_code, 2) << Describe(run);
+  EXPECT_NE(run.err.find("cannot write"), std::string::npos) << run.err;
+}
+
+TEST(ReportNfd, NoDriverAndBadCombinations) {
+  ToolRun run = RunTool({"report", "--nfd", "--driver", StubPath()});
+  EXPECT_EQ(run.exit_code, 3) << Describe(run);
+  std::map<std::string, std::string> labels = NfdLabels(run.out);
+  EXPECT_EQ(labels["cudyn.driver"], "none");
+  EXPECT_EQ(labels.count("cudyn.cuda-driver-version"), 0u);
+  run = RunTool({"report", "--nfd", "--json"});
+  EXPECT_EQ(run.exit_code, 2);
+  run = RunTool({"report", "--output", "x"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--output is for --nfd"), std::string::npos) << run.err;
+  run = RunTool({"binary", "--nfd", "x"});
+  EXPECT_EQ(run.exit_code, 2);
 }
 
 }  // namespace

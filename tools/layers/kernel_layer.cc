@@ -81,6 +81,19 @@ int MinDriverForPtxIsa(int major, int minor) {
   return 0;
 }
 
+bool MaxPtxIsaForDriver(int cuda_version, int* major, int* minor) {
+  bool found = false;
+  for (const auto& r : kPtxIsa) {
+    if (r.cuda > cuda_version) continue;
+    if (!found || r.major > *major || (r.major == *major && r.minor > *minor)) {
+      *major = r.major;
+      *minor = r.minor;
+      found = true;
+    }
+  }
+  return found;
+}
+
 KernelLayer AnalyzeKernels(const fatbin::FatbinInfo& info) {
   KernelLayer k;
   k.containers = info.containers.size();

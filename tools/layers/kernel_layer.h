@@ -70,6 +70,9 @@ int FindKernelToolkit(const uint8_t* data, size_t size, const fatbin::FatbinInfo
 // The oldest CUDA driver (e.g. 13000) that JITs PTX of ISA major.minor (the table in
 // version_tables/inputs/ptx_isa.tsv); 0 if the ISA is newer than the table knows.
 int MinDriverForPtxIsa(int major, int minor);
+// The newest PTX ISA a driver of `cuda_version` JITs (the same table); false when it predates
+// every row.
+bool MaxPtxIsaForDriver(int cuda_version, int* major, int* minor);
 
 }  // namespace layers
 }  // namespace cudyn

@@ -126,6 +126,22 @@ int RuntimeFamilyMinDriver(const std::string& name) {
   return major * 1000 + minor * 10;
 }
 
+std::vector<std::string> RuntimeSonamesForDriver(int driver_version) {
+  std::vector<std::string> out;
+  for (int major = 99; major >= 11; --major) {
+    // 11.x runtimes kept 11.0's SONAME; from 12 on it is the major alone.
+    const std::string soname = "libcudart.so." + std::to_string(major) + (major == 11 ? ".0" : "");
+    const int needs = RuntimeFamilyMinDriver(soname);
+    if (needs > 0 && needs <= driver_version) out.push_back(soname);
+  }
+  // Before 11.0 each release had its own SONAME; the 10.x releases were 10.0, 10.1 and 10.2.
+  for (int minor = 2; minor >= 0; --minor) {
+    const std::string soname = "libcudart.so.10." + std::to_string(minor);
+    if (RuntimeFamilyMinDriver(soname) <= driver_version) out.push_back(soname);
+  }
+  return out;
+}
+
 RuntimeLayer AnalyzeRuntime(const elf::ElfInfo& elf, const uint8_t* data, size_t size) {
   RuntimeLayer r;
   if (int v = RuntimeFamilyMinDriver(elf.soname)) {
