@@ -78,6 +78,10 @@ struct BinaryAnalysis {
   bool static_cudyn_marker = false;         // the cudyn loader is compiled in (see README)
   bool is_driver_library = false;           // it is a libcuda itself (SONAME libcuda.so.*)
   std::vector<ImportedApi> imports;
+  // cu[A-Z]* imports that are not the driver's: names the tables do not know, in a file that does
+  // not link libcuda (or cudyn), or defined by another DT_NEEDED library found on this machine
+  // (libcufile's cuFileRead ...). Information only.
+  std::vector<std::string> other_cu_imports;
   std::vector<std::string> warnings;        // from the ELF reader
   // The runtime and kernel layers (tools/layers), from the same mapping of the file.
   layers::RuntimeLayer runtime;

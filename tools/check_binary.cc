@@ -18,6 +18,7 @@
 #include "tools/check.h"
 #include "tools/check_binary.h"
 #include "tools/check_inputs.h"
+#include "tools/deps/library_search.h"
 #include "tools/elf/elf_reader.h"
 #include "tools/fatbin/fatbin_reader.h"
 #include "tools/layers/analyze.h"
@@ -164,9 +165,48 @@ void FillFromElf(const elf::ElfInfo& info, BinaryAnalysis* a) {
       api.base = std::string(EntryBase(api.entry));
       api.abi_version = kEntries[api.entry].abi_version;
     }
+    if (api.entry < 0 && a->libcuda_needed.empty() && a->cudyn_needed.empty()) {
+      // Not the driver's: nothing this file links could provide a driver entry point.
+      a->other_cu_imports.push_back(sym.name);
+      continue;
+    }
     seen[sym.name] = a->imports.size();
     a->imports.push_back(std::move(api));
   }
+}
+
+// Unknown cu[A-Z]* imports of a file that links libcuda may still come from another library it
+// needs (libcufile's cuFile*): look for them among the exports of its other DT_NEEDED libraries,
+// found as the dynamic linker would from `path`.
+void AttributeUnknownImports(const std::string& path, BinaryAnalysis* a) {
+  if (a->unknown_symbols().empty()) return;
+  deps::Requester r;
+  r.path = path;
+  r.elf_class = a->elf_class;
+  r.machine = a->elf_machine;
+  r.rpath = a->rpath;
+  r.runpath = a->runpath;
+  const deps::SearchEnvironment env = deps::SystemSearchEnvironment();
+  std::set<std::string> elsewhere;
+  for (const std::string& needed : a->needed) {
+    if (StartsWith(needed, "libcuda.so") || StartsWith(needed, "libcudyn_cuda.so")) continue;
+    const deps::SearchResult found = deps::FindLibrary(needed, r, env, [&](const std::string& p) {
+      return deps::IsElfFor(p, r.elf_class, r.machine);
+    });
+    if (found.found_by == deps::FoundBy::kNotFound) continue;
+    elf::ElfResult lib = elf::ReadElf(found.path);
+    if (!lib.ok()) continue;
+    elsewhere.insert(lib.value().defined.begin(), lib.value().defined.end());
+  }
+  std::vector<ImportedApi> kept;
+  for (ImportedApi& api : a->imports) {
+    if (api.entry < 0 && elsewhere.count(api.symbol) > 0) {
+      a->other_cu_imports.push_back(api.symbol);
+    } else {
+      kept.push_back(std::move(api));
+    }
+  }
+  a->imports = std::move(kept);
 }
 
 // The rest reads the whole image: the static-cudyn marker, the named entry points and the
@@ -202,6 +242,7 @@ BinaryAnalysis AnalyzeBinary(const std::string& path) {
     return a;
   }
   FillFromElf(result.value(), &a);
+  AttributeUnknownImports(path, &a);
   MappedFile file;
   std::string map_error;
   if (!file.Open(path, &map_error)) {

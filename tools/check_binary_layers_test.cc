@@ -11,6 +11,8 @@
 //   lib_ptx80      shared library, no runtime, compute_80 PTX (ISA 9.0) only
 //   lib_sm90       shared library, no runtime, sm_90 SASS + compute_90 PTX (ISA 9.0)
 //   lib_sm90a      shared library, no runtime, sm_90a SASS only
+//   lib_selfloaded_sm75  host-only shared library carrying a bare sm_75 fatbin in .nv_fatbin that
+//                  no runtime registers (no .nvFatBinSegment): it would load it itself
 // PTX ISA 9.0 is CUDA 13.0's (version_tables/inputs/ptx_isa.tsv); a runtime of family 13 needs a
 // 13.0 driver. CUDA errors: 35 insufficient driver, 209 no kernel image, 222 unsupported PTX.
 #include <fcntl.h>
@@ -231,6 +233,44 @@ TEST(BinaryLayers, KernelVerdictsWithoutRuntime) {
       << human.out;
   EXPECT_NE(human.out.find("222 cudaErrorUnsupportedPtxVersion"), std::string::npos)
       << human.out;
+}
+
+// Device code the file loads itself (CUDA 13.0's libcufftw.so.12 has only sm_75 SASS, loaded that
+// way, and works on an H100): the kernel layer is "unknown" and never fails the file.
+TEST(BinaryLayers, SelfLoadedDeviceCodeIsNotJudged) {
+  const std::string lib = Nvcc("lib_selfloaded_sm75");
+  ExpectVerdict("lib_selfloaded_sm75", lib, "13.0", "sm_90", 0, "", 0);
+  ExpectVerdict("lib_selfloaded_sm75", lib, "12.8", "sm_75", 0, "", 0);
+  const Json f = OnlyFile(Check(lib, "13.0", "sm_90"));
+  EXPECT_TRUE(f["kernels"]["self_loaded"].get<bool>()) << f.dump();
+  EXPECT_EQ(f["kernels"]["sass"], Json::array({"sm_75"}));
+  EXPECT_EQ(LayerOf(f, "kernels")["status"].get<std::string>(), "unknown");
+  // The registered kind of the same situation still fails: lib_sm90a on sm_100 (above) and here.
+  const Json g = OnlyFile(Check(Nvcc("lib_sm90a"), "13.0", "sm_80"));
+  EXPECT_FALSE(g["kernels"]["self_loaded"].get<bool>());
+  EXPECT_EQ(g["cuda_error"], 209);
+}
+
+// cu[A-Z]* names are not all the driver's: libcufile's cuFile* entry points. Without libcuda they
+// cannot be driver imports; with libcuda, the other DT_NEEDED library that defines them says so.
+// An unknown name that only libcuda could provide stays unknown (no known driver has it).
+TEST(BinaryLayers, CuNamedImportsOfOtherLibraries) {
+  for (const char* name : {"uses_cufile", "uses_cufile_and_libcuda"}) {
+    SCOPED_TRACE(name);
+    ToolRun run = Check(Program(name), "12.8", "none");
+    EXPECT_EQ(run.exit_code, 0) << Describe(run);
+    const Json f = OnlyFile(run);
+    EXPECT_EQ(f["other_cu_imports"], Json::array({"cuFileDriverOpen"})) << f.dump();
+    EXPECT_TRUE(f["unknown_symbols"].empty()) << f.dump();
+  }
+  const Json with_driver = OnlyFile(Check(Program("uses_cufile_and_libcuda"), "12.8", "none"));
+  ASSERT_EQ(with_driver["imports"].size(), 1u) << with_driver.dump();
+  EXPECT_EQ(with_driver["imports"][0]["symbol"], "cuInit");
+
+  ToolRun future = Check(Program("uses_future_api"), "13.0", "none");
+  EXPECT_EQ(future.exit_code, 1) << Describe(future);
+  EXPECT_EQ(OnlyFile(future)["unknown_symbols"], Json::array({"cuFutureThing_v9"}));
+  EXPECT_TRUE(OnlyFile(future)["other_cu_imports"].empty());
 }
 
 // Several GPUs (repeated and comma lists): one kernel verdict per GPU; any failure decides.

@@ -96,6 +96,7 @@ std::string KernelSummaryText(const layers::KernelLayer& k) {
     text += "; " + std::to_string(k.entries) + " fatbin entries";
     if (k.compressed_entries > 0) text += ", " + std::to_string(k.compressed_entries) + " compressed";
   }
+  if (k.self_loaded) text += " (loaded by the file itself, not registered with a runtime)";
   return text;
 }
 
@@ -151,6 +152,7 @@ Json KernelsJson(const layers::KernelLayer& k) {
   j["ptx_isa_min"] = has_ptx ? Json(IsaText(k.min_isa_major, k.min_isa_minor)) : Json();
   j["ptx_isa_max"] = has_ptx ? Json(IsaText(k.max_isa_major, k.max_isa_minor)) : Json();
   j["toolkit_release"] = k.toolkit_release > 0 ? Json(k.toolkit_release) : Json();
+  j["self_loaded"] = k.self_loaded;
   j["summary"] = KernelSummaryText(k);
   return j;
 }
@@ -197,6 +199,7 @@ Json BinaryFileJson(const BinaryAnalysis& a, const BinaryVerdict& v, int target)
     j["needs_version"] = a.needs_version();
     j["needs_version_text"] = ShortVersion(a.needs_version());
     j["unknown_symbols"] = StringList(a.unknown_symbols());
+    j["other_cu_imports"] = StringList(a.other_cu_imports);
     Json named = Json::array();
     for (const NamedApi& n : a.named) {
       Json e = Json::object();
@@ -274,6 +277,10 @@ void PrintBinaryFile(std::ostream& out, const BinaryAnalysis& a, const BinaryVer
       out << "\n";
     }
     if (a.needs_version() > 0) out << "  needs: CUDA " << VersionText(a.needs_version()) << "\n";
+  }
+  if (!a.other_cu_imports.empty()) {
+    out << "  cu* imports of other libraries (not the driver's): " << Join(a.other_cu_imports, ", ")
+        << "\n";
   }
   if (!a.named.empty()) {
     std::vector<std::string> newest;

@@ -1,7 +1,8 @@
 """A Python program using the GPU machine's preinstalled CUDA packages (PyTorch, else CuPy), for
 `cudyn run` (tests/gpu/run_cudyn_run.sh). Prints which libcuda files the process mapped (cudyn's
 drop-in and the real driver behind it, or the real driver alone), computes on the GPU and checks
-the result. Exit 0 ok, 1 wrong or failed, 3 no CUDA package importable."""
+the result. Exit 0 ok, 1 wrong or failed, 3 no CUDA package importable. An optional argument
+(torch, cupy or jax) picks the package instead of the first importable one."""
 import sys
 
 
@@ -37,9 +38,25 @@ def with_cupy():
     return 0 if got == want else 1
 
 
+def with_jax():
+    import jax
+    import jax.numpy as jnp
+
+    print("package: jax %s" % jax.__version__)
+    devices = jax.devices("gpu")
+    print("device: %s" % devices[0])
+    x = jax.device_put(jnp.arange(1 << 20, dtype=jnp.float32), devices[0])
+    got = float((2 * x + 1).sum())
+    want = float(sum(2 * i + 1 for i in range(1 << 20)))
+    print("sum: %.0f (expected %.0f)" % (got, want))
+    return 0 if abs(got - want) <= want * 1e-6 else 1
+
+
 def main():
     status = 3
-    for attempt in (with_torch, with_cupy):
+    packages = {"torch": with_torch, "cupy": with_cupy, "jax": with_jax}
+    attempts = [packages[sys.argv[1]]] if len(sys.argv) > 1 else [with_torch, with_cupy]
+    for attempt in attempts:
         try:
             status = attempt()
             break

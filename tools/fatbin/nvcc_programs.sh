@@ -46,4 +46,13 @@ lib lib_sm90a -gencode arch=compute_90a,code=sm_90a
   -o "$out/libkern_sm90.so" "$kern_lib"
 "$nvcc" -cudart none -o "$out/app_kern" "$app_kern" -L"$out" -lkern_sm90 \
   -Xlinker '-rpath=$ORIGIN/../lib'
+# Device code no runtime registers (like CUDA 13.0's libcufft/libcufftw): a bare fatbin with sm_75
+# SASS placed in .nv_fatbin of a host-only shared library (no .nvFatBinSegment): the library would
+# load it itself with cuModuleLoadData.
+"$nvcc" -fatbin -gencode arch=compute_75,code=sm_75 -o "$TMPDIR/sm75.fatbin" "$cu"
+objcopy -I binary -O elf64-x86-64 -B i386:x86-64 \
+  --rename-section .data=.nv_fatbin,alloc,load,readonly,data,contents \
+  --set-section-alignment .data=8 "$TMPDIR/sm75.fatbin" "$TMPDIR/sm75_fatbin.o"
+"$nvcc" -cudart none -shared -Xcompiler -fPIC -o "$out/lib_selfloaded_sm75" "$cpp" \
+  "$TMPDIR/sm75_fatbin.o"
 rm -rf "$TMPDIR"

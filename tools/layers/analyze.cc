@@ -28,6 +28,17 @@ FileLayers AnalyzeImage(const uint8_t* data, size_t size) {
   }
   f.kernels = AnalyzeKernels(fr.info);
   f.kernels.toolkit_release = FindKernelToolkit(data, size, fr.info);
+  // Registered by a runtime, or loaded by the file's own code? (see KernelLayer::self_loaded)
+  constexpr uint16_t kElfRelocatable = 1;
+  std::vector<fatbin::SectionInfo> sections;
+  if (f.kernels.has_device_code && f.elf.elf_type != kElfRelocatable &&
+      fatbin::ReadElfSections(data, size, &sections)) {
+    bool registered = false;
+    for (const fatbin::SectionInfo& s : sections) {
+      if (s.name == ".nvFatBinSegment" || s.name == "__nv_relfatbin") registered = true;
+    }
+    f.kernels.self_loaded = !registered;
+  }
   f.ok = true;
   return f;
 }

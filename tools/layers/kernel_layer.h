@@ -57,6 +57,12 @@ struct KernelLayer {
   // X.Y" ident of a cubin (13.0's PTX has none): 13000; 0 when unknown. Set by
   // FindKernelToolkit (AnalyzeFile/AnalyzeImage call it).
   int toolkit_release = 0;
+  // Device code that no runtime registers: an executable or shared object with fatbins but no
+  // .nvFatBinSegment (the wrappers nvcc's host code hands to __cudaRegisterFatBinary) and no
+  // __nv_relfatbin. Such a file loads its fatbins itself (cuModuleLoadData*) and chooses which,
+  // per GPU — CUDA 13.0's libcufft.so.12 and libcufftw.so.12 do (libcufftw carries only sm_75
+  // SASS and works on an H100). Set by AnalyzeImage.
+  bool self_loaded = false;
 };
 
 KernelLayer AnalyzeKernels(const fatbin::FatbinInfo& info);

@@ -91,6 +91,13 @@ LayerVerdict JudgeKernels(const KernelLayer& k, const Target& target) {
     v.reason = "no device code";
     return v;
   }
+  if (k.self_loaded) {
+    // Which image it loads, on which GPU, is the file's own choice: nothing to decide here.
+    v.status = Status::kUnknown;
+    v.reason = "device code the file loads itself (no runtime registration): it chooses the "
+               "image per GPU";
+    return v;
+  }
   // The oldest driver that can JIT the oldest PTX: the least a PTX-only file needs.
   bool any_sass = false;
   int min_ptx_driver = 0;

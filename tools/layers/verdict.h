@@ -9,6 +9,8 @@
 //   compute_ABf: A == X and B <= Y — whose ISA the target driver JITs (ptx_isa.tsv); else
 //   222 (cudaErrorUnsupportedPtxVersion) when PTX for the GPU exists but its ISA is too new for
 //   the driver, else 209 (cudaErrorNoKernelImageForDevice).
+// * Device code no runtime registers (KernelLayer::self_loaded: the file loads its fatbins itself
+//   and picks per GPU) is "unknown": it never fails the file.
 // * Without a GPU, only what holds for every GPU is decided: a file whose only device code is
 //   PTX whose every ISA is too new for the target fails with 222; otherwise the kernel layer is
 //   "unknown" (needs a GPU) and does not fail the file.
