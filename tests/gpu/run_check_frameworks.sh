@@ -13,6 +13,8 @@
 #     `cudyn run` natively must pass, and under `cudyn run --max-cuda-version 12.8` must fail —
 #     exactly when the verdict at 12.8 is incompatible.
 # Also `binary DIR` on the framework's lib directory and `report --nfd` (native and clamped).
+# JAX's CUDA plugin loads its CUDA libraries from Python (not DT_NEEDED): it is judged together
+# with the nvidia wheels' lib directory (see below).
 # Logs: OUT_DIR/frameworks/*. Exit 0 when every expectation holds.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -100,7 +102,14 @@ else
 fi
 jax_plugins=$(python3 -c 'import jax_plugins; print(list(jax_plugins.__path__)[0])' 2>/dev/null)
 if [[ -n $jax_plugins ]]; then
-  framework jax jax "$jax_plugins" $(ls -d "$(dirname "$jax_plugins")"/jax_cuda*_plugin 2>/dev/null)
+  # The plugin's ELF files need nothing CUDA (DT_NEEDED); its Python code loads the nvidia wheels'
+  # libraries (nvidia/cu13/lib/libcudart.so.13 is mapped once jax runs), which cudyn-check cannot
+  # see: judge the plugin together with them, as an operator judging the environment would.
+  site=$(dirname "$jax_plugins")
+  "$check" binary --deps --json --target-version 12.8 "$jax_plugins" \
+    $(ls -d "$site"/jax_cuda*_plugin 2>/dev/null) >"$out/jax_alone_12080.json" 2>&1
+  echo "== jax plugin alone (what DT_NEEDED shows) at 12.8: $(summarize "$out/jax_alone_12080.json")"
+  framework jax jax "$jax_plugins" $(ls -d "$site"/jax_cuda*_plugin "$site"/nvidia/cu*/lib 2>/dev/null)
   # The whole environment as one directory (every framework and every nvidia/* library).
   "$check" binary --deps --json "$(dirname "$jax_plugins")" >"$out/site_packages.json" 2>&1
   echo "== all of site-packages on the driver: $(summarize "$out/site_packages.json")"
