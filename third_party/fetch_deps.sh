@@ -26,6 +26,7 @@
 #        <cache>/cuda-11.8/usr/include/...   (nvidia-cuda-dev 11.8.89, bookworm)
 #        <cache>/cuda-11.2/usr/include/...   (nvidia-cuda-dev 11.2.2, bullseye)
 #        <cache>/debs/*.deb                  (downloaded packages; the nvidia-cuda-dev ones are deleted after use)
+#        <cache>/cudart/<version>/<soname>   (real CUDA runtimes: third_party/fetch_runtimes.sh, private APT)
 #        <cache>/.stamps/<entry>             (package=version lines of what each entry was extracted from)
 # Any failure prints which step / package failed and exits non-zero.
 set -euo pipefail
@@ -164,7 +165,7 @@ check_cache() {
 
 if [[ ${1:-} == --check ]]; then
   log "checking cache $CACHE"
-  if check_cache; then
+  if check_cache && CUDYN_DEPS=$CACHE "$(dirname "$DRIVERS_BZL")/fetch_runtimes.sh" --check; then
     log "cache complete"
     exit 0
   fi
@@ -409,6 +410,8 @@ main() {
   done
   log "cache $CACHE:"
   check_cache || die "cache $CACHE is incomplete"
+  # The real CUDA runtimes (third_party/cuda_runtimes.bzl), from suites this machine does not use.
+  CUDYN_DEPS=$CACHE "$(dirname "$DRIVERS_BZL")/fetch_runtimes.sh" || die "fetching the CUDA runtimes failed"
   log "done"
 }
 

@@ -389,7 +389,7 @@ TEST(BinaryLayers, ToolkitRuntimeLibrary) {
 }
 
 // The runtime family rule on a CUDA 11 runtime: a stand-in libcudart.so.11.0 and a program
-// linking it; and a real CUDA 11 libcudart from the deps cache when there is one.
+// linking it (the real runtimes: RealDebianRuntimes below).
 TEST(BinaryLayers, Cuda11RuntimeRunsOn12Drivers) {
   const std::string lib = Program("libcudart.so.11.0");
   const std::string user = Program("uses_cudart11");
@@ -401,13 +401,31 @@ TEST(BinaryLayers, Cuda11RuntimeRunsOn12Drivers) {
   const Json f = OnlyFile(Check(user, "12.2", "none"));
   EXPECT_EQ(f["runtime"]["library"].get<std::string>(), "libcudart.so.11.0");
   EXPECT_EQ(f["runtime"]["min_driver"].get<int>(), 11000);
-  const char* deps = std::getenv("CUDYN_DEPS");
-  const std::string cache = deps && *deps ? deps : "/var/cache/cudyn-deps";
-  for (const char* rel : {"/cuda-11.8/usr/lib/x86_64-linux-gnu/libcudart.so.11.0",
-                          "/cuda-11.8/usr/lib64/libcudart.so.11.0"}) {
-    const std::string real = cache + rel;
-    if (access(real.c_str(), R_OK) != 0) continue;
-    ExpectVerdict("real libcudart.so.11.0", real, "12.2", "none", 0, "", 0);
+}
+
+// The real runtimes Debian ships (third_party/cuda_runtimes.bzl), judged as files: each needs its
+// family's first driver (11.2 and 11.8: 11.0; 12.4 and 12.5: 12.0) and fails with 35 below it.
+struct RealRuntime {
+  const char* version;
+  const char* path;
+};
+constexpr RealRuntime kRealRuntimes[] = {
+#include "tools/layers/real_runtimes.inc"
+};
+
+TEST(BinaryLayers, RealDebianRuntimes) {
+  ASSERT_GE(sizeof kRealRuntimes / sizeof kRealRuntimes[0], 4u);
+  for (const RealRuntime& r : kRealRuntimes) {
+    const std::string path = ::cudyn::testing::Runfile(r.path);
+    const std::string version = r.version;
+    const bool cuda11 = version.compare(0, 3, "11.") == 0;
+    const std::string below = cuda11 ? "10.2" : "11.8";
+    const std::string family = cuda11 ? "11.0" : "12.0";
+    ExpectVerdict(std::string("libcudart ") + r.version, path, below, "none", 1, "runtime", 35);
+    ExpectVerdict(std::string("libcudart ") + r.version, path, family, "none", 0, "", 0);
+    const Json f = OnlyFile(Check(path, family, "none"));
+    EXPECT_TRUE(f["runtime"]["is_runtime"].get<bool>()) << f.dump();
+    EXPECT_EQ(f["runtime"]["min_driver"].get<int>(), cuda11 ? 11000 : 12000);
   }
 }
 

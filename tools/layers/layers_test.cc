@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -172,6 +173,44 @@ TEST(RuntimeLayer, RealRuntimeLibrary) {
                                     &records),
             13000);
   EXPECT_GE(records, kMinVersionTableRecords);
+}
+
+// The real runtimes Debian ships (third_party/cuda_runtimes.bzl: 11.2, 11.8, 12.4, 12.5): each is
+// the runtime by its SONAME, needs its family's first driver, and carries the versioned
+// entry-point table the static-runtime fingerprint reads, whose newest record is its own version.
+struct RealRuntime {
+  const char* version;  // "11.2"
+  const char* path;     // runfiles path
+};
+constexpr RealRuntime kRealRuntimes[] = {
+#include "tools/layers/real_runtimes.inc"
+};
+
+TEST(RuntimeLayer, RealDebianRuntimes) {
+  ASSERT_GE(sizeof kRealRuntimes / sizeof kRealRuntimes[0], 4u);
+  for (const RealRuntime& r : kRealRuntimes) {
+    SCOPED_TRACE(r.version);
+    const std::string version = r.version;
+    const int major = std::stoi(version.substr(0, version.find('.')));
+    const int minor = std::stoi(version.substr(version.find('.') + 1));
+    const std::string path = std::string("../") + r.path;
+    const FileLayers f = Load(path);
+    ASSERT_TRUE(f.ok) << f.error;
+    EXPECT_EQ(f.runtime.linkage, RuntimeLinkage::kIsRuntime);
+    EXPECT_EQ(f.runtime.min_driver, major * 1000);  // minor-version compatibility (11.0+)
+    FILE* fp = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(fp, nullptr);
+    std::string bytes;
+    char buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, fp)) > 0) bytes.append(buf, n);
+    std::fclose(fp);
+    size_t records = 0;
+    EXPECT_EQ(FindRuntimeVersionTable(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                      bytes.size(), &records),
+              major * 1000 + minor * 10);
+    EXPECT_GE(records, kMinVersionTableRecords);
+  }
 }
 
 TEST(Verdict, DefaultBuild) {
