@@ -29,6 +29,17 @@ std::string CudaLib(const std::string& name) {
   return std::string(cp && *cp ? cp : "/usr/local/cuda-13.0") + "/lib64/" + name;
 }
 
+std::string ReadWhole(const std::string& path) {
+  std::string bytes;
+  FILE* fp = std::fopen(path.c_str(), "rb");
+  if (fp == nullptr) return bytes;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, fp)) > 0) bytes.append(buf, n);
+  std::fclose(fp);
+  return bytes;
+}
+
 FileLayers Load(const std::string& path) {
   FileLayers f = AnalyzeFile(path);
   EXPECT_TRUE(f.ok) << path << ": " << f.error;
@@ -162,13 +173,8 @@ TEST(RuntimeLayer, RealRuntimeLibrary) {
   size_t records = 0;
   // The table the static fingerprint reads is the shared runtime's too.
   const std::string path = CudaLib("libcudart.so.13");
-  FILE* fp = std::fopen(path.c_str(), "rb");
-  ASSERT_NE(fp, nullptr);
-  std::string bytes;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, fp)) > 0) bytes.append(buf, n);
-  std::fclose(fp);
+  const std::string bytes = ReadWhole(path);
+  ASSERT_FALSE(bytes.empty()) << path;
   EXPECT_EQ(FindRuntimeVersionTable(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
                                     &records),
             13000);
@@ -198,13 +204,8 @@ TEST(RuntimeLayer, RealDebianRuntimes) {
     ASSERT_TRUE(f.ok) << f.error;
     EXPECT_EQ(f.runtime.linkage, RuntimeLinkage::kIsRuntime);
     EXPECT_EQ(f.runtime.min_driver, major * 1000);  // minor-version compatibility (11.0+)
-    FILE* fp = std::fopen(path.c_str(), "rb");
-    ASSERT_NE(fp, nullptr);
-    std::string bytes;
-    char buf[1 << 16];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, fp)) > 0) bytes.append(buf, n);
-    std::fclose(fp);
+    const std::string bytes = ReadWhole(path);
+    ASSERT_FALSE(bytes.empty()) << path;
     size_t records = 0;
     EXPECT_EQ(FindRuntimeVersionTable(reinterpret_cast<const uint8_t*>(bytes.data()),
                                       bytes.size(), &records),
