@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <set>
 
@@ -586,6 +587,66 @@ MinimumDriver FindMinimumDriver(const BinaryAnalysis& a, const std::vector<layer
   return answer;
 }
 
+namespace {
+
+// Layer 4 (DESIGN.md): a file fails when a library it needs, directly or through others, fails
+// on its own; the nearest such library (breadth-first) decides, named with its own reason. The
+// file's minimum driver is also the highest of its libraries'.
+void ApplyDependencyLayer(const InputSet& inputs, std::vector<JudgedInput>* results) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < results->size(); ++i) index[(*results)[i].input.analysis.path] = i;
+  std::map<std::string, std::vector<std::string>> needs;
+  for (const auto& edge : inputs.edges) needs[edge.first].push_back(edge.second);
+  std::vector<BinaryVerdict> own;
+  std::vector<MinimumDriver> own_minimum;
+  for (const JudgedInput& r : *results) {
+    own.push_back(r.verdict);
+    own_minimum.push_back(r.minimum);
+  }
+  for (JudgedInput& r : *results) {
+    const std::string& path = r.input.analysis.path;
+    if (!r.input.analysis.error.empty()) continue;
+    std::deque<std::string> queue(needs[path].begin(), needs[path].end());
+    std::set<std::string> visited = {path};
+    size_t decider = results->size();
+    while (!queue.empty()) {
+      const std::string dep = queue.front();
+      queue.pop_front();
+      if (!visited.insert(dep).second) continue;
+      auto it = index.find(dep);
+      if (it == index.end()) continue;
+      const size_t d = it->second;
+      if (decider == results->size() && own[d].verdict == Verdict::kIncompatible) decider = d;
+      const MinimumDriver& m = own_minimum[d];
+      if (r.minimum.version >= 0 && (m.version < 0 || m.version > r.minimum.version)) {
+        r.minimum.version = m.version;
+        r.minimum.layer = layers::Layer::kDependencies;
+        r.minimum.reason = dep + " (" + layers::LayerName(m.layer) + ": " + m.reason + ")";
+      }
+      for (const std::string& next : needs[dep]) queue.push_back(next);
+    }
+    const Verdict v = r.verdict.verdict;
+    if (decider == results->size() || v == Verdict::kIncompatible || v == Verdict::kError ||
+        v == Verdict::kNotApplicable || v == Verdict::kUndecided) {
+      continue;
+    }
+    const BinaryVerdict& failing = own[decider];
+    layers::LayerVerdict layer;
+    layer.layer = layers::Layer::kDependencies;
+    layer.status = layers::Status::kFails;
+    layer.cuda_error = failing.cuda_error;
+    layer.reason = (*results)[decider].input.analysis.path + ": " + failing.reason;
+    r.verdict.layers.push_back(layer);
+    r.verdict.layer_gpus.push_back("");
+    r.verdict.verdict = Verdict::kIncompatible;
+    r.verdict.deciding_layer = layers::Layer::kDependencies;
+    r.verdict.cuda_error = failing.cuda_error;
+    r.verdict.reason = "dependencies: " + layer.reason;
+  }
+}
+
+}  // namespace
+
 int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
   if (args.positional.empty()) {
     err << "cudyn-check binary: no FILE given\n"
@@ -677,11 +738,14 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
     JudgedInput r;
     r.verdict = JudgeFile(f.analysis, target);
     if (f.analysis.error.empty()) r.minimum = FindMinimumDriver(f.analysis, target.gpus);
-    int code = ExitFor(r.verdict.verdict);
-    if (Rank(code) > Rank(exit_code)) exit_code = code;
-    if (!f.analysis.error.empty()) err << "cudyn-check: " << f.analysis.error << "\n";
     r.input = std::move(f);
     results.push_back(std::move(r));
+  }
+  if (input_options.deps) ApplyDependencyLayer(inputs, &results);
+  for (const JudgedInput& r : results) {
+    int code = ExitFor(r.verdict.verdict);
+    if (Rank(code) > Rank(exit_code)) exit_code = code;
+    if (!r.input.analysis.error.empty()) err << "cudyn-check: " << r.input.analysis.error << "\n";
   }
   // The set summary: when the files are more than the arguments named one by one.
   const bool is_set = input_options.deps || results.size() != args.positional.size() ||

@@ -103,8 +103,9 @@ struct JudgedInput {
 // names, cudyn itself); files without are summarised in one line, not printed one by one.
 bool HasCudaContent(const BinaryAnalysis& a);
 
-// The oldest driver for the whole set: the highest minimum over the readable files; a file that
-// no driver runs (version -1) decides it.
+// The oldest driver for the whole set: the highest minimum over the readable files, each by its
+// own layers (a minimum inherited from a dependency names that dependency, also in the set); a
+// file that no driver runs (version -1) decides it.
 struct SetMinimum {
   int version = 0;
   std::string path;  // the file that sets it ("" when every file runs on any driver)

@@ -338,6 +338,8 @@ SetMinimum FindSetMinimum(const std::vector<JudgedInput>& files) {
     if (!f.input.analysis.error.empty()) continue;
     if (m.version < 0) break;  // a file no driver runs decides the set
     const MinimumDriver& d = f.minimum;
+    // A minimum that comes from a dependency is that dependency's own, which is in the set too.
+    if (d.layer == layers::Layer::kDependencies) continue;
     if (d.version < 0 || d.version > m.version) {
       m.version = d.version;
       m.path = f.input.analysis.path;

@@ -214,9 +214,16 @@ class Collector {
     }
   }
 
-  void Enqueue(Pending p, const std::string& key) {
-    if (!seen_.insert(key).second) return;
+  // Queues `p` unless a file with the same key was queued before; returns the path under which
+  // the file is (or will be) reported.
+  std::string Enqueue(Pending p, const std::string& key) {
+    auto it = reported_as_.find(key);
+    if (it != reported_as_.end()) return it->second;
+    seen_.insert(key);
+    reported_as_[key] = p.path;
+    const std::string path = p.path;
     queue_.push_back(std::move(p));
+    return path;
   }
 
   // The archive a path "<wheel>!/<member>" is in (the wheel's path as it was reached), or nullptr.
@@ -304,9 +311,9 @@ class Collector {
         child.archive = archive;
         child.entry = archive->shared_objects.at(key);
         child.path = key;
-        Enqueue(std::move(child), key);
+        set_.edges.emplace_back(p.path, Enqueue(std::move(child), key));
       } else {
-        Enqueue(std::move(child), RealPath(found.path));
+        set_.edges.emplace_back(p.path, Enqueue(std::move(child), RealPath(found.path)));
       }
     }
   }
@@ -316,6 +323,7 @@ class Collector {
   InputSet set_;
   std::deque<Pending> queue_;
   std::set<std::string> seen_;  // real paths of files and wheels, "<wheel>!/<member>" names
+  std::map<std::string, std::string> reported_as_;  // seen key -> the path the file is reported as
   std::vector<std::unique_ptr<Archive>> archives_;
 };
 

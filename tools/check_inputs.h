@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/check.h"
@@ -43,6 +44,9 @@ struct UnresolvedNeeded {
 struct InputSet {
   std::vector<InputFile> files;           // arguments' files first, then dependencies
   std::vector<UnresolvedNeeded> unresolved;
+  // --deps: (file, a library it needs), by the paths the files are reported as; every requester,
+  // not only the first.
+  std::vector<std::pair<std::string, std::string>> edges;
   size_t skipped_files = 0;               // non-ELF files under directories / wheel members
   size_t driver_needs = 0;                // DT_NEEDED libcuda.so* not followed (the driver)
   std::string search_note;                // e.g. why the ld.so.cache could not be read

@@ -117,6 +117,17 @@ TEST_F(InstallTest, DepsFollowRunpathAndLdLibraryPath) {
   EXPECT_EQ((*cudart)["found_by"], "LD_LIBRARY_PATH");
   EXPECT_EQ((*cudart)["needed_as"], "libcudart.so.13");
   EXPECT_EQ((*cudart)["minimum_driver"]["version"], 13000);
+  // Layer 4: the program itself fails through the library it needs (DESIGN.md), named.
+  const Json* prog = File(run, "/bin/app_kern");
+  ASSERT_NE(prog, nullptr);
+  EXPECT_EQ((*prog)["verdict"], "incompatible");
+  EXPECT_EQ((*prog)["deciding_layer"], "dependencies");
+  EXPECT_EQ((*prog)["cuda_error"], 35);
+  EXPECT_NE((*prog)["reason"].get<std::string>().find((*kern)["path"].get<std::string>()),
+            std::string::npos)
+      << (*prog)["reason"];
+  EXPECT_EQ((*prog)["minimum_driver"]["version"], 13000);
+  EXPECT_EQ((*prog)["minimum_driver"]["layer"], "dependencies");
   const Json* libc = File(run, "/libc.so.6");
   ASSERT_NE(libc, nullptr) << Describe(run);
   EXPECT_FALSE((*libc)["cuda_content"].get<bool>());
@@ -156,6 +167,10 @@ TEST_F(InstallTest, HumanSummaryNamesTheFileThatSetsTheMinimum) {
             std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("without CUDA content"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("verdict: incompatible: dependencies: " +
+                         Real(app_ + "/lib/libkern_sm90.so") + ": runtime: "),
+            std::string::npos)
+      << run.out;
 }
 
 TEST_F(InstallTest, MissingDependencyIsReported) {
