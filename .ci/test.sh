@@ -137,6 +137,7 @@ main() {
   # libFuzzer smoke runs (clang-14, outside Bazel): short, real fuzzing, fail on any finding.
   run_script fuzz_elf_reader tools/elf/run_fuzzer.sh 20
   run_script fuzz_fatbin_reader tools/fatbin/run_fuzzer.sh 20
+  run_script fuzz_zip_reader tools/zip/run_fuzzer.sh 20
   run_script fuzz_env tests/fuzz/run_fuzzer.sh env 20
   run_script fuzz_shim tests/fuzz/run_fuzzer.sh shim 20
   # The consumer workspace: links @cudyn//stubs:cudyn_cuda instead of -lcuda, runs on fake drivers.

@@ -800,7 +800,7 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err) {
     if (!a.error.empty()) {
       out << a.path << "\n  error: " << a.error << "\n";
     } else {
-      PrintBinaryFile(out, a, r.verdict, target.version);
+      PrintBinaryFile(out, a, r.verdict, target.version, &r.minimum);
     }
     if (r.input.origin == InputOrigin::kDependency) {
       out << "  needed by " << r.input.needed_by << " as " << r.input.needed_as << " (found by "

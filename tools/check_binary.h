@@ -83,8 +83,9 @@ constexpr size_t kNamedShown = 5;
 // `files[]` entry of the JSON answer.
 Json BinaryFileJson(const BinaryAnalysis& a, const BinaryVerdict& v, int target);
 // The human block of one readable file.
+// With `minimum`, also the oldest driver that runs the file ("minimum driver: CUDA 13.0 (...)").
 void PrintBinaryFile(std::ostream& out, const BinaryAnalysis& a, const BinaryVerdict& v,
-                     int target);
+                     int target, const MinimumDriver* minimum = nullptr);
 
 // The compute capabilities of the driver's devices (deduplicated), empty when cuInit fails or
 // there are none; *note says why, for people; *device_count (optional): cuDeviceGetCount's answer.

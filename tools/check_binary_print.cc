@@ -246,7 +246,7 @@ void PrintLayerVerdict(std::ostream& out, const layers::LayerVerdict& l, const s
 }  // namespace
 
 void PrintBinaryFile(std::ostream& out, const BinaryAnalysis& a, const BinaryVerdict& v,
-                     int target) {
+                     int target, const MinimumDriver* minimum) {
   out << a.path << "\n";
   out << "  ELF" << a.elf_class << " " << a.machine << ", " << a.type
       << (a.is_dynamic ? ", dynamically linked" : ", no dynamic section")
@@ -322,6 +322,20 @@ void PrintBinaryFile(std::ostream& out, const BinaryAnalysis& a, const BinaryVer
   if (v.deciding_layer != layers::Layer::kNone) {
     out << "  deciding layer: " << layers::LayerName(v.deciding_layer);
     if (v.cuda_error != 0) out << ", CUDA error " << CudaErrorText(v.cuda_error);
+    out << "\n";
+  }
+  if (minimum != nullptr && !a.is_driver_library) {
+    out << "  minimum driver: ";
+    if (minimum->version < 0) {
+      out << "none runs it (" << minimum->reason << ")";
+    } else if (minimum->version == 0) {
+      out << "any";
+    } else {
+      out << "CUDA " << ShortVersion(minimum->version);
+      if (minimum->layer != layers::Layer::kNone) {
+        out << " (" << layers::LayerName(minimum->layer) << ": " << minimum->reason << ")";
+      }
+    }
     out << "\n";
   }
 }

@@ -167,6 +167,13 @@ TEST_F(InstallTest, HumanSummaryNamesTheFileThatSetsTheMinimum) {
             std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("without CUDA content"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("  minimum driver: CUDA 13.0 (runtime: links libcudart.so.13"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("  minimum driver: CUDA 13.0 (dependencies: " +
+                         Real(app_ + "/lib/libkern_sm90.so")),
+            std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("verdict: incompatible: dependencies: " +
                          Real(app_ + "/lib/libkern_sm90.so") + ": runtime: "),
             std::string::npos)

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds tools/zip/zip_fuzzer.cc with clang++-14 (-fsanitize=fuzzer,address,undefined) outside
+# Bazel, seeds a corpus with zips written by Python's zipfile (stored, deflated, ZIP64, a
+# directory entry) and this machine's /etc/ld.so.cache, and runs it.
+#
+#   tools/zip/run_fuzzer.sh [seconds]        (default 60)
+#
+# Environment: CLANGXX (default clang++-14), FUZZ_CORPUS (a corpus directory to keep), FUZZ_ARGS.
+# Exit status: 0 when the time ran out without a finding; libFuzzer's status otherwise, with the
+# reproducer kept under the printed work directory. Needs clang-14, libclang-rt-14-dev, zlib1g-dev.
+set -euo pipefail
+seconds="${1:-60}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+CLANGXX="${CLANGXX:-clang++-14}"
+work="$(mktemp -d "${TMPDIR:-/tmp}/zip_fuzzer.XXXXXX")"
+
+"$CLANGXX" -std=c++17 -g -O1 -fno-omit-frame-pointer \
+  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+  -I"$root" "$here/zip_fuzzer.cc" "$here/zip_reader.cc" "$root/tools/deps/library_search.cc" \
+  -lz -o "$work/zip_fuzzer"
+
+seeds="$work/seeds"
+mkdir -p "$seeds"
+python3 - "$seeds" <<'PY'
+import io, os, sys, zipfile
+out = sys.argv[1]
+def write(name, members, compression, zip64=False):
+    with zipfile.ZipFile(os.path.join(out, name), "w", compression) as z:
+        for member, data in members:
+            if zip64:
+                with z.open(zipfile.ZipInfo(member), "w", force_zip64=True) as f:
+                    f.write(data)
+            else:
+                z.writestr(member, data)
+body = bytes(range(256)) * 8
+write("stored.zip", [("a.so", body), ("dir/", b"")], zipfile.ZIP_STORED)
+write("deflated.zip", [("lib/libx.so.1", body), ("pkg/__init__.py", b"")], zipfile.ZIP_DEFLATED)
+write("zip64.zip", [("big.so", body)], zipfile.ZIP_DEFLATED, zip64=True)
+PY
+if [[ -r /etc/ld.so.cache ]]; then head -c 60000 /etc/ld.so.cache >"$seeds/ld.so.cache"; fi
+echo "seeds: $(ls "$seeds" | wc -l) files in $seeds"
+
+corpus="$(realpath -m "${FUZZ_CORPUS:-$work/corpus}")"
+mkdir -p "$corpus" "$work/artifacts"
+set +e
+cd "$work"
+"$work/zip_fuzzer" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 \
+  -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/artifacts/" ${FUZZ_ARGS:-} \
+  "$corpus" "$seeds"
+rc=$?
+set -e
+if [[ $rc -ne 0 ]]; then
+  echo "zip_fuzzer FAILED (exit $rc); reproducers in $work/artifacts:" >&2
+  ls -l "$work/artifacts" >&2
+  exit "$rc"
+fi
+echo "zip_fuzzer: no findings in ${seconds}s"
+rm -rf "$work"
