@@ -12,7 +12,6 @@
 #include <map>
 #include <memory>
 #include <new>
-#include <set>
 
 #include "tools/check_binary.h"
 #include "tools/deps/library_search.h"
@@ -40,23 +39,16 @@ bool IsSharedObjectName(const std::string& name) {
   return true;
 }
 
-bool HasElfMagic(const std::string& path) {
+// The first four bytes of a file; false when it has fewer or cannot be read.
+bool ReadMagic(const std::string& path, uint8_t magic[4]) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
-  char magic[4];
-  const bool ok = ::pread(fd, magic, 4, 0) == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+  const bool ok = ::pread(fd, magic, 4, 0) == 4;
   ::close(fd);
   return ok;
 }
 
-bool HasZipMagic(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  uint8_t magic[4];
-  const bool ok = ::pread(fd, magic, 4, 0) == 4 && zip::LooksLikeZip(magic, 4);
-  ::close(fd);
-  return ok;
-}
+bool IsElfMagic(const uint8_t magic[4]) { return std::memcmp(magic, "\x7f" "ELF", 4) == 0; }
 
 std::string RealPath(const std::string& path) {
   char buf[PATH_MAX];
@@ -106,7 +98,8 @@ class Collector {
  private:
   void AddArgument(const std::string& arg) {
     struct stat st;
-    if (::stat(arg.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    const bool exists = ::stat(arg.c_str(), &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
       const size_t before = queue_.size() + set_.files.size() + archives_.size();
       const size_t skipped_before = set_.skipped_files;
       WalkDirectory(arg);
@@ -122,8 +115,10 @@ class Collector {
       }
       return;
     }
-    if (::stat(arg.c_str(), &st) == 0 && S_ISREG(st.st_mode) && !HasElfMagic(arg) &&
-        (EndsWith(arg, ".whl") || HasZipMagic(arg))) {
+    uint8_t magic[4];
+    const bool has_magic = exists && S_ISREG(st.st_mode) && ReadMagic(arg, magic);
+    if (exists && S_ISREG(st.st_mode) && !(has_magic && IsElfMagic(magic)) &&
+        (EndsWith(arg, ".whl") || (has_magic && zip::LooksLikeZip(magic, 4)))) {
       AddArchive(arg, InputOrigin::kWheel);
       return;
     }
@@ -160,17 +155,19 @@ class Collector {
         continue;
       }
       struct stat st;
-      if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;  // link: not followed
-      if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      const bool exists = ::stat(path.c_str(), &st) == 0;
+      if (exists && S_ISDIR(st.st_mode)) continue;  // a link to a directory: not followed
+      uint8_t magic[4];
+      if (!exists || !S_ISREG(st.st_mode) || !ReadMagic(path, magic)) {
         ++set_.skipped_files;
         continue;
       }
-      if (HasElfMagic(path)) {
+      if (IsElfMagic(magic)) {
         Pending p;
         p.path = path;
         p.origin = InputOrigin::kDirectory;
         Enqueue(std::move(p), RealPath(path));
-      } else if (EndsWith(name, ".whl") && HasZipMagic(path)) {
+      } else if (EndsWith(name, ".whl") && zip::LooksLikeZip(magic, 4)) {
         AddArchive(path, InputOrigin::kWheel);
       } else {
         ++set_.skipped_files;
@@ -180,7 +177,7 @@ class Collector {
 
   void AddArchive(const std::string& path, InputOrigin origin) {
     const std::string key = RealPath(path);
-    if (!seen_.insert(key).second) return;
+    if (!reported_as_.emplace(key, path).second) return;
     auto archive = std::make_unique<Archive>();
     archive->path = path;
     std::string error;
@@ -219,7 +216,6 @@ class Collector {
   std::string Enqueue(Pending p, const std::string& key) {
     auto it = reported_as_.find(key);
     if (it != reported_as_.end()) return it->second;
-    seen_.insert(key);
     reported_as_[key] = p.path;
     const std::string path = p.path;
     queue_.push_back(std::move(p));
@@ -253,7 +249,7 @@ class Collector {
                                 p.archive->entries[p.entry], &bytes, &error)) {
         f.analysis.path = p.path;
         f.analysis.error = p.path + ": " + error;
-      } else if (bytes.size() < 4 || std::memcmp(bytes.data(), "\x7f" "ELF", 4) != 0) {
+      } else if (bytes.size() < 4 || !IsElfMagic(bytes.data())) {
         ++set_.skipped_files;  // named like a shared object, but not ELF
         return;
       } else {
@@ -322,8 +318,9 @@ class Collector {
   deps::SearchEnvironment env_;
   InputSet set_;
   std::deque<Pending> queue_;
-  std::set<std::string> seen_;  // real paths of files and wheels, "<wheel>!/<member>" names
-  std::map<std::string, std::string> reported_as_;  // seen key -> the path the file is reported as
+  // Everything reached, by key (the real path of a file or wheel, "<wheel>!/<member>"), and the
+  // path it is reported as.
+  std::map<std::string, std::string> reported_as_;
   std::vector<std::unique_ptr<Archive>> archives_;
 };
 

@@ -32,30 +32,15 @@ sources=("$root"/loader/{adapters,cudyn_c,driver,log,results}.cc "$root/version_
 if [[ "$target" == shim ]]; then
   sources+=("$root/stubs/shim.cc" "$bin/stubs/trampolines.cc")
 fi
-"$CLANGXX" -std=c++17 -g -O1 -fno-omit-frame-pointer \
-  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -DSPDLOG_HEADER_ONLY -DFMT_HEADER_ONLY \
+source "$here/libfuzzer.sh"
+libfuzzer_build "$work/${target}_fuzzer" -DSPDLOG_HEADER_ONLY -DFMT_HEADER_ONLY \
   -I"$root" -I"$bin" -I"$root/version_tables/interop_shim" -isystem "$cuda_include" \
-  "$here/${target}_fuzzer.cc" "${sources[@]}" -ldl -pthread -o "$work/${target}_fuzzer"
+  "$here/${target}_fuzzer.cc" "${sources[@]}" -ldl -pthread
 
-corpus="$(realpath -m "${FUZZ_CORPUS:-$work/corpus}")"
-mkdir -p "$corpus" "$work/artifacts"
-env_args=(CUDYN_LOG=off)
+LIBFUZZER_ENV=(CUDYN_LOG=off)
 if [[ "$target" == shim ]]; then
-  env_args+=(CUDYN_DRIVER_PATH="$(readlink -f "$bin/tests/fake_driver/cuda_${fake_version}/libcuda.so.1")")
+  LIBFUZZER_ENV+=(CUDYN_DRIVER_PATH="$(readlink -f "$bin/tests/fake_driver/cuda_${fake_version}/libcuda.so.1")")
 fi
-set +e
-cd "$work"
 # -close_fd_mask=2: the env target makes the loader log every rejected value to stderr.
-env "${env_args[@]}" "$work/${target}_fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
-  -max_len=4096 -timeout=10 -rss_limit_mb=2048 -close_fd_mask=2 \
-  -artifact_prefix="$work/artifacts/" ${FUZZ_ARGS:-} "$corpus" "$here/seeds/$target"
-rc=$?
-set -e
-if [[ $rc -ne 0 ]]; then
-  echo "${target}_fuzzer FAILED (exit $rc); reproducers in $work/artifacts:" >&2
-  ls -l "$work/artifacts" >&2 || true
-  exit "$rc"
-fi
-echo "${target}_fuzzer: no findings in ${seconds}s"
-rm -rf "$work"
+libfuzzer_run "${target}_fuzzer" "$work/${target}_fuzzer" "$work" "$seconds" 4096 -close_fd_mask=2 \
+  -- "$here/seeds/$target"

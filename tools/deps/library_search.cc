@@ -11,6 +11,8 @@
 #include <cstring>
 #include <new>
 
+#include "tools/util/bytes.h"
+
 namespace cudyn {
 namespace deps {
 namespace {
@@ -31,16 +33,9 @@ constexpr uint32_t kFlagElfLibc6 = 0x0003;
 constexpr uint32_t kFlagX8664Lib64 = 0x0300;
 constexpr uint32_t kFlagAarch64Lib64 = 0x0a00;
 
-uint32_t ReadU32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-uint64_t ReadU64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
+using bytes::LoadLe16;
+using bytes::LoadLe32;
+using bytes::LoadLe64;
 
 // NUL-terminated string at `offset` of [base, base + size); false when it runs off the end.
 bool StringAt(const uint8_t* base, size_t size, uint32_t offset, std::string* out) {
@@ -128,7 +123,7 @@ bool ParseLdCache(const uint8_t* data, size_t size, std::vector<CacheEntry>* out
     out->clear();
     size_t start = 0;  // the new-format header; its string offsets are relative to it
     if (size >= kOldHeaderSize && std::memcmp(data, kOldMagic, sizeof kOldMagic - 1) == 0) {
-      const uint64_t old_libs = ReadU32(data + 12);
+      const uint64_t old_libs = LoadLe32(data + 12);
       const uint64_t old_end = kOldHeaderSize + old_libs * kOldEntrySize;
       start = static_cast<size_t>((old_end + 7) & ~uint64_t{7});  // aligned for the new header
       if (old_end > size || start > size) {
@@ -143,7 +138,7 @@ bool ParseLdCache(const uint8_t* data, size_t size, std::vector<CacheEntry>* out
       *error = "ld.so.cache: not a glibc-ld.so.cache1.1 file";
       return false;
     }
-    const uint64_t nlibs = ReadU32(base + 20);
+    const uint64_t nlibs = LoadLe32(base + 20);
     if (nlibs > (avail - kNewHeaderSize) / kNewEntrySize) {
       *error = "ld.so.cache: " + std::to_string(nlibs) + " entries do not fit in the file";
       return false;
@@ -152,10 +147,10 @@ bool ParseLdCache(const uint8_t* data, size_t size, std::vector<CacheEntry>* out
     for (uint64_t i = 0; i < nlibs; ++i) {
       const uint8_t* e = base + kNewHeaderSize + i * kNewEntrySize;
       CacheEntry entry;
-      entry.flags = ReadU32(e);
-      entry.hwcap = ReadU64(e + 16);
-      if (!StringAt(base, avail, ReadU32(e + 4), &entry.name) ||
-          !StringAt(base, avail, ReadU32(e + 8), &entry.path)) {
+      entry.flags = LoadLe32(e);
+      entry.hwcap = LoadLe64(e + 16);
+      if (!StringAt(base, avail, LoadLe32(e + 4), &entry.name) ||
+          !StringAt(base, avail, LoadLe32(e + 8), &entry.path)) {
         *error = "ld.so.cache: entry " + std::to_string(i) + " points outside the file";
         out->clear();
         return false;
@@ -189,9 +184,7 @@ bool IsElfFor(const std::string& path, int elf_class, uint16_t machine) {
   ::close(fd);
   if (!ok || std::memcmp(header, "\x7f" "ELF", 4) != 0) return false;
   const int file_class = header[4] == 2 ? 64 : header[4] == 1 ? 32 : 0;
-  uint16_t file_machine;
-  std::memcpy(&file_machine, header + 18, sizeof file_machine);  // little-endian hosts only
-  return file_class == elf_class && file_machine == machine;
+  return file_class == elf_class && LoadLe16(header + 18) == machine;  // little-endian ELF only
 }
 
 std::vector<std::string> DefaultSystemDirs() {

@@ -18,9 +18,8 @@ CLANGXX="${CLANGXX:-clang++-14}"
 CC="${CC:-gcc}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/elf_fuzzer.XXXXXX")"
 
-"$CLANGXX" -std=c++17 -g -O1 -fno-omit-frame-pointer \
-  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -I"$root" "$here/elf_fuzzer.cc" "$here/elf_reader.cc" -o "$work/elf_fuzzer"
+source "$root/tests/fuzz/libfuzzer.sh"
+libfuzzer_build "$work/elf_fuzzer" -I"$root" "$here/elf_fuzzer.cc" "$here/elf_reader.cc"
 
 # Seeds: small real ELF files of several kinds (executable, shared library, ELF32, static-pie).
 seeds="$work/seeds"
@@ -44,20 +43,4 @@ for f in /bin/true /usr/bin/true /lib/x86_64-linux-gnu/libdl.so.2 /lib/x86_64-li
 done
 echo "seeds: $(ls "$seeds" | wc -l) files in $seeds"
 
-corpus="$(realpath -m "${FUZZ_CORPUS:-$work/corpus}")"
-mkdir -p "$corpus" "$work/artifacts"
-set +e
-# From the work directory: with -jobs=N libFuzzer writes fuzz-N.log files into the cwd.
-cd "$work"
-"$work/elf_fuzzer" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 \
-  -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/artifacts/" ${FUZZ_ARGS:-} \
-  "$corpus" "$seeds"
-rc=$?
-set -e
-if [[ $rc -ne 0 ]]; then
-  echo "elf_fuzzer FAILED (exit $rc); reproducers in $work/artifacts:" >&2
-  ls -l "$work/artifacts" >&2 || true
-  exit "$rc"
-fi
-echo "elf_fuzzer: no findings in ${seconds}s"
-rm -rf "$work"
+libfuzzer_run elf_fuzzer "$work/elf_fuzzer" "$work" "$seconds" 65536 -- "$seeds"

@@ -13,6 +13,8 @@
 #include <new>
 #include <utility>
 
+#include "tools/util/bytes.h"
+
 namespace cudyn {
 namespace fatbin {
 namespace {
@@ -21,21 +23,9 @@ constexpr size_t kContainerHeader = 16;
 constexpr size_t kEntryHeaderMin = 0x40;
 constexpr size_t kMaxWarnings = 64;
 
-uint16_t U16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-uint32_t U32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-uint64_t U64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
+using bytes::LoadLe16;
+using bytes::LoadLe32;
+using bytes::LoadLe64;
 
 void Warn(FatbinInfo* info, std::string w) {
   if (info->warnings.size() < kMaxWarnings) info->warnings.push_back(std::move(w));
@@ -50,7 +40,7 @@ std::string Hex(uint64_t v) {
 bool IsContainerAt(const uint8_t* data, size_t size, size_t off) {
   if (off > size || size - off < kContainerHeader) return false;
   const uint8_t* p = data + off;
-  return U32(p) == kFatbinMagic && U16(p + 4) == 1 && U16(p + 6) >= kContainerHeader;
+  return LoadLe32(p) == kFatbinMagic && LoadLe16(p + 4) == 1 && LoadLe16(p + 6) >= kContainerHeader;
 }
 
 // Parses the container at `off` (IsContainerAt holds). Returns the number of bytes it spans
@@ -58,8 +48,8 @@ bool IsContainerAt(const uint8_t* data, size_t size, size_t off) {
 uint64_t ParseContainer(const uint8_t* data, size_t off, size_t limit, const std::string& where,
                         FatbinInfo* info) {
   const uint8_t* p = data + off;
-  const uint64_t header = U16(p + 6);
-  const uint64_t payload = U64(p + 8);
+  const uint64_t header = LoadLe16(p + 6);
+  const uint64_t payload = LoadLe64(p + 8);
   const uint64_t avail = limit - off;
   if (header > avail || payload > avail - header) {
     Warn(info, "fatbin at " + Hex(off) + " (" + where + "): declared size " + Hex(payload) +
@@ -79,26 +69,26 @@ uint64_t ParseContainer(const uint8_t* data, size_t off, size_t limit, const std
       break;
     }
     const uint8_t* h = data + e;
-    const uint32_t ehs = U32(h + 4);
-    const uint64_t esz = U64(h + 8);
+    const uint32_t ehs = LoadLe32(h + 4);
+    const uint64_t esz = LoadLe64(h + 8);
     if (ehs < kEntryHeaderMin || ehs > end - e || esz > end - e - ehs) {
       Warn(info, "fatbin at " + Hex(off) + ": malformed entry at " + Hex(e));
       break;
     }
     Entry en;
-    en.kind_raw = U16(h);
+    en.kind_raw = LoadLe16(h);
     en.kind = en.kind_raw == 1   ? EntryKind::kPtx
               : en.kind_raw == 2 ? EntryKind::kCubin
                                  : EntryKind::kUnknown;
-    en.version_minor = U16(h + 0x18);
-    en.version_major = U16(h + 0x1a);
-    en.arch = static_cast<int>(U32(h + 0x1c));
-    en.flags = U64(h + 0x28);
+    en.version_minor = LoadLe16(h + 0x18);
+    en.version_major = LoadLe16(h + 0x1a);
+    en.arch = static_cast<int>(LoadLe32(h + 0x1c));
+    en.flags = LoadLe64(h + 0x28);
     en.variant = (en.flags & kFlagArchSpecific) ? 'a' : (en.flags & kFlagFamily) ? 'f' : '\0';
     en.offset = e;
     en.payload_offset = e + ehs;
-    const uint32_t csz = U32(h + 0x10);
-    const uint64_t usz = U64(h + 0x38);
+    const uint32_t csz = LoadLe32(h + 0x10);
+    const uint64_t usz = LoadLe64(h + 0x38);
     if (en.flags & kFlagZstd) {
       en.compression = Compression::kZstd;
     } else if (en.flags & kFlagLz4) {
@@ -125,7 +115,7 @@ void ScanRegion(const uint8_t* data, size_t begin, size_t end, const std::string
                 FatbinInfo* info) {
   size_t off = (begin + 7) & ~size_t{7};
   while (off + kContainerHeader <= end) {
-    if (U32(data + off) == kFatbinMagic && IsContainerAt(data, end, off)) {
+    if (LoadLe32(data + off) == kFatbinMagic && IsContainerAt(data, end, off)) {
       const uint64_t span = ParseContainer(data, off, end, where, info);
       const uint64_t next = (off + span + 7) & ~uint64_t{7};
       if (next <= off) break;
@@ -152,16 +142,16 @@ bool ReadSections(const uint8_t* d, size_t size, std::vector<Section>* out, Fatb
   const bool is64 = d[4] == 2;
   if (!is64 && d[4] != 1) return false;
   if (is64 && size < 64) return false;
-  const uint64_t shoff = is64 ? U64(d + 0x28) : U32(d + 0x20);
-  const uint16_t shentsize = is64 ? U16(d + 0x3a) : U16(d + 0x2e);
-  uint64_t shnum = is64 ? U16(d + 0x3c) : U16(d + 0x30);
-  uint32_t shstrndx = is64 ? U16(d + 0x3e) : U16(d + 0x32);
+  const uint64_t shoff = is64 ? LoadLe64(d + 0x28) : LoadLe32(d + 0x20);
+  const uint16_t shentsize = is64 ? LoadLe16(d + 0x3a) : LoadLe16(d + 0x2e);
+  uint64_t shnum = is64 ? LoadLe16(d + 0x3c) : LoadLe16(d + 0x30);
+  uint32_t shstrndx = is64 ? LoadLe16(d + 0x3e) : LoadLe16(d + 0x32);
   const size_t want = is64 ? 64 : 40;
   if (shoff == 0 || shentsize < want || shoff >= size) return false;
   if (shnum == 0 && size - shoff >= want)
-    shnum = is64 ? U64(d + shoff + 0x20) : U32(d + shoff + 0x14);
+    shnum = is64 ? LoadLe64(d + shoff + 0x20) : LoadLe32(d + shoff + 0x14);
   if (shstrndx == 0xffff && size - shoff >= want)
-    shstrndx = is64 ? U32(d + shoff + 0x28) : U32(d + shoff + 0x18);
+    shstrndx = is64 ? LoadLe32(d + shoff + 0x28) : LoadLe32(d + shoff + 0x18);
   if (shnum == 0 || shnum > (size - shoff) / shentsize) {
     Warn(info, "section header table out of bounds; scanning the whole file");
     return false;
@@ -171,19 +161,19 @@ bool ReadSections(const uint8_t* d, size_t size, std::vector<Section>* out, Fatb
   for (uint64_t i = 0; i < shnum; ++i) {
     const uint8_t* s = d + shoff + i * shentsize;
     Section sec;
-    sec.type = U32(s + 4);
+    sec.type = LoadLe32(s + 4);
     if (is64) {
-      sec.flags = U64(s + 8);
-      sec.addr = U64(s + 0x10);
-      sec.offset = U64(s + 0x18);
-      sec.size = U64(s + 0x20);
+      sec.flags = LoadLe64(s + 8);
+      sec.addr = LoadLe64(s + 0x10);
+      sec.offset = LoadLe64(s + 0x18);
+      sec.size = LoadLe64(s + 0x20);
     } else {
-      sec.flags = U32(s + 8);
-      sec.addr = U32(s + 0x0c);
-      sec.offset = U32(s + 0x10);
-      sec.size = U32(s + 0x14);
+      sec.flags = LoadLe32(s + 8);
+      sec.addr = LoadLe32(s + 0x0c);
+      sec.offset = LoadLe32(s + 0x10);
+      sec.size = LoadLe32(s + 0x14);
     }
-    sec.name_offset = U32(s);
+    sec.name_offset = LoadLe32(s);
     secs.push_back(std::move(sec));
   }
   const Section* strtab = shstrndx < secs.size() ? &secs[shstrndx] : nullptr;
@@ -231,8 +221,8 @@ void ParseElfImage(const uint8_t* d, size_t size, const std::vector<Section>& se
   // that is not PROGBITS/allocated).
   for (const Section* w : wrappers) {
     for (uint64_t o = w->offset; o + 16 <= w->offset + w->size; o += 8) {
-      if (U32(d + o) != kWrapperMagic) continue;
-      const uint64_t va = U64(d + o + 8);
+      if (LoadLe32(d + o) != kWrapperMagic) continue;
+      const uint64_t va = LoadLe64(d + o + 8);
       for (const auto& s : secs) {
         // type 0: SHT_NULL, or marked out of bounds by ReadSections.
         if (s.type == 0 || s.type == 8 || s.addr == 0 || va < s.addr || va - s.addr >= s.size)

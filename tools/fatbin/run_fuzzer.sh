@@ -17,29 +17,13 @@ root="$(cd "$here/../.." && pwd)"
 CLANGXX="${CLANGXX:-clang++-14}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/fatbin_fuzzer.XXXXXX")"
 
-"$CLANGXX" -std=c++17 -g -O1 -fno-omit-frame-pointer \
-  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -I"$root" "$here/fatbin_fuzzer.cc" "$here/fatbin_reader.cc" "$root/tools/layers/runtime_layer.cc" \
-  "$root/tools/elf/elf_reader.cc" -llz4 -lzstd -o "$work/fatbin_fuzzer"
+source "$root/tests/fuzz/libfuzzer.sh"
+libfuzzer_build "$work/fatbin_fuzzer" -I"$root" "$here/fatbin_fuzzer.cc" "$here/fatbin_reader.cc" "$root/tools/layers/runtime_layer.cc" \
+  "$root/tools/elf/elf_reader.cc" -llz4 -lzstd
 
 seeds="$work/seeds"
 mkdir -p "$seeds"
 cp "$here"/testdata/*.fatbin "$here"/testdata/*.elf "$seeds/"
 echo "seeds: $(ls "$seeds" | wc -l) files in $seeds"
 
-corpus="$(realpath -m "${FUZZ_CORPUS:-$work/corpus}")"
-mkdir -p "$corpus" "$work/artifacts"
-set +e
-cd "$work"
-"$work/fatbin_fuzzer" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 \
-  -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/artifacts/" ${FUZZ_ARGS:-} \
-  "$corpus" "$seeds"
-rc=$?
-set -e
-if [[ $rc -ne 0 ]]; then
-  echo "fatbin_fuzzer FAILED (exit $rc); reproducers in $work/artifacts:" >&2
-  ls -l "$work/artifacts" >&2 || true
-  exit "$rc"
-fi
-echo "fatbin_fuzzer: no findings in ${seconds}s"
-rm -rf "$work"
+libfuzzer_run fatbin_fuzzer "$work/fatbin_fuzzer" "$work" "$seconds" 65536 -- "$seeds"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tools/fatbin/fatbin_reader.h"
+#include "tools/util/bytes.h"
 
 namespace cudyn {
 namespace layers {
@@ -25,11 +26,7 @@ bool Contains(const uint8_t* data, size_t size, const char* s) {
   return memmem(data, size, s, std::strlen(s)) != nullptr;
 }
 
-uint64_t Load64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
+using bytes::LoadLe64;
 
 }  // namespace
 
@@ -60,11 +57,11 @@ int FindRuntimeVersionTable(const uint8_t* data, size_t size, size_t* records) {
     size_t run = 0;
     int run_max = 0;
     while (i + 24 <= end) {
-      const uint64_t v = Load64(data + i);
+      const uint64_t v = LoadLe64(data + i);
       bool rec = false;
-      if (v >= 1000 && v <= 99990 && v % 10 == 0 && Load64(data + i + 16) == 0) {
+      if (v >= 1000 && v <= 99990 && v % 10 == 0 && LoadLe64(data + i + 16) == 0) {
         uint64_t off = 0;
-        rec = to_offset(Load64(data + i + 8), &off) && size - off >= 4 &&
+        rec = to_offset(LoadLe64(data + i + 8), &off) && size - off >= 4 &&
               std::memcmp(data + off, "cuda", 4) == 0;
       }
       if (rec) {

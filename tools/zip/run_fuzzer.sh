@@ -15,10 +15,9 @@ root="$(cd "$here/../.." && pwd)"
 CLANGXX="${CLANGXX:-clang++-14}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/zip_fuzzer.XXXXXX")"
 
-"$CLANGXX" -std=c++17 -g -O1 -fno-omit-frame-pointer \
-  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -I"$root" "$here/zip_fuzzer.cc" "$here/zip_reader.cc" "$root/tools/deps/library_search.cc" \
-  -lz -o "$work/zip_fuzzer"
+source "$root/tests/fuzz/libfuzzer.sh"
+libfuzzer_build "$work/zip_fuzzer" -I"$root" "$here/zip_fuzzer.cc" "$here/zip_reader.cc" "$root/tools/deps/library_search.cc" \
+  -lz
 
 seeds="$work/seeds"
 mkdir -p "$seeds"
@@ -41,19 +40,4 @@ PY
 if [[ -r /etc/ld.so.cache ]]; then head -c 60000 /etc/ld.so.cache >"$seeds/ld.so.cache"; fi
 echo "seeds: $(ls "$seeds" | wc -l) files in $seeds"
 
-corpus="$(realpath -m "${FUZZ_CORPUS:-$work/corpus}")"
-mkdir -p "$corpus" "$work/artifacts"
-set +e
-cd "$work"
-"$work/zip_fuzzer" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 \
-  -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/artifacts/" ${FUZZ_ARGS:-} \
-  "$corpus" "$seeds"
-rc=$?
-set -e
-if [[ $rc -ne 0 ]]; then
-  echo "zip_fuzzer FAILED (exit $rc); reproducers in $work/artifacts:" >&2
-  ls -l "$work/artifacts" >&2
-  exit "$rc"
-fi
-echo "zip_fuzzer: no findings in ${seconds}s"
-rm -rf "$work"
+libfuzzer_run zip_fuzzer "$work/zip_fuzzer" "$work" "$seconds" 65536 -- "$seeds"

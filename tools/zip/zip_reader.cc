@@ -9,6 +9,8 @@
 #include <new>
 #include <utility>
 
+#include "tools/util/bytes.h"
+
 namespace cudyn {
 namespace zip {
 namespace {
@@ -34,9 +36,9 @@ constexpr uint16_t kFlagStrongEncryption = 0x0040;
 // produced, so a member that declares gigabytes but holds little never allocates them.
 constexpr size_t kInflateStep = size_t{1} << 20;
 
-uint16_t U16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
-uint32_t U32(const uint8_t* p) { return uint32_t{U16(p)} | uint32_t{U16(p + 2)} << 16; }
-uint64_t U64(const uint8_t* p) { return uint64_t{U32(p)} | uint64_t{U32(p + 4)} << 32; }
+using bytes::LoadLe16;
+using bytes::LoadLe32;
+using bytes::LoadLe64;
 
 void SetError(std::string* error, std::string message) {
   if (error != nullptr) *error = std::move(message);
@@ -62,8 +64,8 @@ bool FindEnd(const uint8_t* data, size_t size, size_t* pos) {
   bool have_loose = false;
   size_t loose = 0;
   for (size_t p = last + 1; p-- > first;) {
-    if (data[p] != 'P' || U32(data + p) != kEndSig) continue;
-    const size_t comment = U16(data + p + 20);
+    if (data[p] != 'P' || LoadLe32(data + p) != kEndSig) continue;
+    const size_t comment = LoadLe16(data + p + 20);
     if (comment == size - p - kEndSize) {
       *pos = p;
       return true;
@@ -85,7 +87,7 @@ struct Directory {
 };
 
 bool IsEnd64At(const uint8_t* data, uint64_t pos, uint64_t limit) {
-  return pos <= limit && limit - pos >= kEnd64Size && U32(data + pos) == kEnd64Sig;
+  return pos <= limit && limit - pos >= kEnd64Size && LoadLe32(data + pos) == kEnd64Sig;
 }
 
 // Fills *dir from the end records. False + *error when they are unusable.
@@ -96,19 +98,19 @@ bool ReadEnd(const uint8_t* data, size_t size, Directory* dir, std::string* erro
     return false;
   }
   const uint8_t* e = data + end;
-  const uint16_t disk = U16(e + 4), cd_disk = U16(e + 6);
-  dir->entries = U16(e + 10);
-  dir->cd_size = U32(e + 12);
-  dir->cd_offset = U32(e + 16);
+  const uint16_t disk = LoadLe16(e + 4), cd_disk = LoadLe16(e + 6);
+  dir->entries = LoadLe16(e + 10);
+  dir->cd_size = LoadLe32(e + 12);
+  dir->cd_offset = LoadLe32(e + 16);
   dir->end_pos = end;
-  const bool saturated = disk == 0xFFFF || cd_disk == 0xFFFF || U16(e + 8) == 0xFFFF ||
+  const bool saturated = disk == 0xFFFF || cd_disk == 0xFFFF || LoadLe16(e + 8) == 0xFFFF ||
                          dir->entries == 0xFFFF || dir->cd_size == 0xFFFFFFFF ||
                          dir->cd_offset == 0xFFFFFFFF;
 
   bool have64 = false;
-  if (end >= kEnd64LocatorSize && U32(data + end - kEnd64LocatorSize) == kEnd64LocatorSig) {
+  if (end >= kEnd64LocatorSize && LoadLe32(data + end - kEnd64LocatorSize) == kEnd64LocatorSig) {
     const size_t locator = end - kEnd64LocatorSize;
-    const uint64_t recorded = U64(data + locator + 8);
+    const uint64_t recorded = LoadLe64(data + locator + 8);
     uint64_t pos = 0;
     if (IsEnd64At(data, recorded, locator)) {
       pos = recorded;
@@ -119,13 +121,13 @@ bool ReadEnd(const uint8_t* data, size_t size, Directory* dir, std::string* erro
     }
     if (have64) {
       const uint8_t* z = data + pos;
-      if (U32(z + 16) != 0 || U32(z + 20) != 0 || U32(data + locator + 4) != 0) {
+      if (LoadLe32(z + 16) != 0 || LoadLe32(z + 20) != 0 || LoadLe32(data + locator + 4) != 0) {
         SetError(error, "multi-disk zip archives are not supported");
         return false;
       }
-      dir->entries = U64(z + 32);
-      dir->cd_size = U64(z + 40);
-      dir->cd_offset = U64(z + 48);
+      dir->entries = LoadLe64(z + 32);
+      dir->cd_size = LoadLe64(z + 40);
+      dir->cd_offset = LoadLe64(z + 48);
       dir->end_pos = pos;
     } else if (saturated) {
       SetError(error, "ZIP64 end of central directory record not found");
@@ -155,15 +157,15 @@ bool ReadEnd(const uint8_t* data, size_t size, Directory* dir, std::string* erro
 bool ApplyZip64Extra(const uint8_t* extra, size_t len, bool need_usize, bool need_csize,
                      bool need_offset, ZipEntry* entry, std::string* error) {
   while (len >= 4) {
-    const uint16_t id = U16(extra);
-    const size_t field = U16(extra + 2);
+    const uint16_t id = LoadLe16(extra);
+    const size_t field = LoadLe16(extra + 2);
     if (field > len - 4) break;  // malformed trailing bytes: ignored, like other readers
     if (id == kZip64ExtraId) {
       const uint8_t* p = extra + 4;
       size_t left = field;
       auto take = [&](uint64_t* v) {
         if (left < 8) return false;
-        *v = U64(p);
+        *v = LoadLe64(p);
         p += 8;
         left -= 8;
         return true;
@@ -207,12 +209,12 @@ bool ReadDirectory(const uint8_t* data, size_t size, std::vector<ZipEntry>* entr
       return false;
     }
     const uint8_t* h = data + p;
-    if (U32(h) != kCentralSig) {
+    if (LoadLe32(h) != kCentralSig) {
       SetError(error, "bad central directory: no header signature at offset " + Dec(p) +
                           " (entry " + Dec(i) + ")");
       return false;
     }
-    const size_t name_len = U16(h + 28), extra_len = U16(h + 30), comment_len = U16(h + 32);
+    const size_t name_len = LoadLe16(h + 28), extra_len = LoadLe16(h + 30), comment_len = LoadLe16(h + 32);
     const uint64_t total = kCentralHeaderSize + name_len + extra_len + comment_len;
     if (total > cd_end - p) {
       SetError(error, "truncated central directory: entry " + Dec(i) + " runs past its end");
@@ -220,11 +222,11 @@ bool ReadDirectory(const uint8_t* data, size_t size, std::vector<ZipEntry>* entr
     }
     ZipEntry en;
     en.name.assign(reinterpret_cast<const char*>(h + kCentralHeaderSize), name_len);
-    en.method = U16(h + 10);
-    en.crc32 = U32(h + 16);
-    en.compressed_size = U32(h + 20);
-    en.uncompressed_size = U32(h + 24);
-    en.local_header_offset = U32(h + 42);
+    en.method = LoadLe16(h + 10);
+    en.crc32 = LoadLe32(h + 16);
+    en.compressed_size = LoadLe32(h + 20);
+    en.uncompressed_size = LoadLe32(h + 24);
+    en.local_header_offset = LoadLe32(h + 42);
     const bool need_csize = en.compressed_size == 0xFFFFFFFF;
     const bool need_usize = en.uncompressed_size == 0xFFFFFFFF;
     const bool need_offset = en.local_header_offset == 0xFFFFFFFF;
@@ -337,11 +339,11 @@ bool Extract(const uint8_t* data, size_t size, const ZipEntry& entry, std::vecto
     return false;
   }
   const uint8_t* h = data + lh;
-  if (U32(h) != kLocalSig) {
+  if (LoadLe32(h) != kLocalSig) {
     SetError(error, who + "no local header signature at offset " + Dec(lh));
     return false;
   }
-  const uint16_t flags = U16(h + 6);
+  const uint16_t flags = LoadLe16(h + 6);
   if (flags & (kFlagEncrypted | kFlagStrongEncryption)) {
     SetError(error, who + "encrypted entries are not supported");
     return false;
@@ -356,7 +358,7 @@ bool Extract(const uint8_t* data, size_t size, const ZipEntry& entry, std::vecto
                         " bytes exceeds the limit of " + Dec(max_size) + " bytes");
     return false;
   }
-  const uint64_t start = lh + kLocalHeaderSize + U16(h + 26) + U16(h + 28);
+  const uint64_t start = lh + kLocalHeaderSize + LoadLe16(h + 26) + LoadLe16(h + 28);
   if (!InBounds(start, entry.compressed_size, size)) {
     SetError(error, who + Dec(entry.compressed_size) + " bytes of data at offset " + Dec(start) +
                         " run past the end of the data");
@@ -382,7 +384,7 @@ bool ZipEntry::is_directory() const { return !name.empty() && name.back() == '/'
 
 bool LooksLikeZip(const uint8_t* data, size_t size) noexcept {
   if (data == nullptr || size < 4) return false;
-  const uint32_t sig = U32(data);
+  const uint32_t sig = LoadLe32(data);
   return sig == kLocalSig || sig == kEndSig;
 }
 
