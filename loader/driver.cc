@@ -820,6 +820,16 @@ const char* const kWellKnownDriverDirs[] = {
 const int kWellKnownDriverDirCount =
     static_cast<int>(sizeof(kWellKnownDriverDirs) / sizeof(kWellKnownDriverDirs[0]));
 
+namespace internal {
+// The checks and helpers the runtime loader (cudart.cc) shares with driver discovery.
+std::string CheckLibraryFile(const std::string& path) { return CheckDriverFile(path); }
+std::string LoadedObjectPath(void* handle, const std::string& fallback) {
+  return LoadedPath(handle, fallback);
+}
+std::string LastDlError() { return DlError(); }
+bool IsCudynFunction(const void* fn) { return IsOwnFunction(fn); }
+}  // namespace internal
+
 Driver& DefaultDriver() {
   // Leaked on purpose: stubs may be called from other libraries' destructors at exit.
   static Driver* const driver = [] {

@@ -38,6 +38,26 @@ bool IsSecureExecution();
 // getenv that returns "" for unset.
 std::string GetEnv(const char* name);
 
+// Shared by driver and runtime discovery (driver.cc).
+// "" when `path` can be handed to dlopen, else why not (missing, directory, truncated, other arch).
+std::string CheckLibraryFile(const std::string& path);
+// The loaded object's name (dlinfo), or `fallback`.
+std::string LoadedObjectPath(void* handle, const std::string& fallback);
+std::string LastDlError();
+// True for a function inside the object cudyn itself is linked into.
+bool IsCudynFunction(const void* fn);
+
+}  // namespace internal
+class Runtime;
+namespace internal {
+// Runtime adapters (cudart_adapters.cc) find their Runtime by instance id, as driver adapters do.
+int AcquireCudartAdapterInstance(Runtime* runtime);
+void ReleaseCudartAdapterInstance(int id);
+Runtime* CudartAdapterRuntime(int id);
+// The adapter function for `adapter` (a CudartAdapter) bound to instance `id`, or nullptr when
+// there is none or `runtime` lacks every older function the adapter could call.
+void* CudartAdapterFunction(int adapter, int id, const Runtime& runtime);
+
 }  // namespace internal
 }  // namespace cudyn
 

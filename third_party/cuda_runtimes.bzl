@@ -16,6 +16,15 @@ CUDA_RUNTIMES = {
     "12.5": ("libcudart12", "12.5.39~12.5.0-2+b1", "experimental", "libcudart.so.12"),
 }
 
+# The runtime headers (cuda_runtime_api.h and the rest of usr/include) of the runtimes whose
+# headers no toolkit or other cache entry provides: version -> (package, exact Debian version, suite).
+# fetch_runtimes.sh extracts ./usr/include of each as <cache>/cuda-<version>/usr/include; WORKSPACE
+# declares them as @cuda_12_4 / @cuda_12_5 (version_tables/extract_runtime_headers.py reads them).
+CUDA_RUNTIME_HEADERS = {
+    "12.4": ("nvidia-cuda-dev", "12.4.127~12.4.1-2", "trixie"),
+    "12.5": ("nvidia-cuda-dev", "12.5.39~12.5.0-2+b1", "experimental"),
+}
+
 # Versions, oldest first.
 CUDA_RUNTIME_VERSIONS = [v for v in CUDA_RUNTIMES]
 

@@ -121,6 +121,35 @@ options:
 exit: 0 a driver is picked, 2 usage, 3 none usable.
 )HELP";
   }
+  if (command == "runtimes") {
+    return R"HELP(usage: cudyn-check runtimes [--driver PATH] [--max-cuda-version V] [--search-root DIR]...
+                          [--json]
+
+Lists every CUDA runtime (libcudart.so*) where cudyn's runtime loader looks:
+LD_LIBRARY_PATH, the directories of the ld.so.cache entries named libcudart.so.*,
+the system directories, $CUDA_HOME / $CUDA_PATH lib64 and lib, Python wheel
+layouts (site-packages/nvidia/cuNN/lib, nvidia/cuda_runtime/lib under
+$VIRTUAL_ENV, $CONDA_PREFIX, the user and system site-packages),
+$CONDA_PREFIX/lib, /usr/local/cuda*/lib64 and the distribution directories. One
+entry per real file: its SONAME family (10, 11, 12, 13), its version read from
+the file without running it (the runtime's versioned entry-point table), the
+oldest driver its family needs and whether the driver in front runs it. Then the
+runtime cudyn picks for that driver (cudyn::Runtime, opened in a child process):
+path, family, version and how it was learnt, and every candidate with why it was
+rejected.
+
+options:
+  --driver PATH           judge against this libcuda (made absolute)
+  --max-cuda-version V    clamp the driver's version (11040 or 11.4)
+  --search-root DIR       look only under DIR (repeatable; a bounded recursive
+                          walk) and let the loader search only the directories
+                          found there
+  --json                  machine-readable output
+
+exit: 0 a runtime this driver runs is picked, 1 none (no runtime found, or none
+this driver runs), 2 usage, 3 no usable driver.
+)HELP";
+  }
   if (command == "help") {
     return "usage: cudyn-check help [SUBCOMMAND]\n";
   }
@@ -133,6 +162,7 @@ subcommands:
   apis      every driver-API entry and how this driver serves it
   binary    whether an ELF file runs on a driver version + GPU (driver API, runtime, kernels)
   drivers   every libcuda on the system and which one cudyn picks
+  runtimes  every libcudart on the system, which this driver runs, which one cudyn picks
   help      help for a subcommand (or use SUBCOMMAND --help)
 
 global options:
@@ -166,7 +196,7 @@ int RunCheck(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     if (args.command == "help") {
       std::string topic = args.positional.empty() ? "" : args.positional.front();
       if (!topic.empty() && topic != "report" && topic != "apis" && topic != "binary" &&
-          topic != "drivers" && topic != "help") {
+          topic != "drivers" && topic != "runtimes" && topic != "help") {
         err << "cudyn-check: unknown subcommand '" << topic << "'\n";
         return kExitUsage;
       }
@@ -181,6 +211,7 @@ int RunCheck(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     if (args.command == "apis") return RunApis(args, out, err);
     if (args.command == "binary") return RunBinary(args, out, err);
     if (args.command == "drivers") return RunDrivers(args, out, err);
+    if (args.command == "runtimes") return RunRuntimes(args, out, err);
     err << "cudyn-check: unknown subcommand '" << args.command << "'\n";
     return kExitUsage;
   } catch (const std::exception& e) {

@@ -36,7 +36,7 @@ bool IsFlagOption(const std::string& name) {
 
 const std::vector<std::string>& Commands() {
   static const std::vector<std::string>* const kCommands =
-      new std::vector<std::string>{"report", "apis", "binary", "drivers", "help"};
+      new std::vector<std::string>{"report", "apis", "binary", "drivers", "runtimes", "help"};
   return *kCommands;
 }
 
@@ -57,6 +57,7 @@ const std::vector<std::string>& ValueOptions(const std::string& command) {
           {"binary",
            {"--target-version", "--gpu", "--driver", "--max-cuda-version", "--search-root"}},
           {"drivers", {"--search-root"}},
+          {"runtimes", {"--driver", "--max-cuda-version", "--search-root"}},
           {"help", {}},
       };
   static const std::vector<std::string>* const kNone = new std::vector<std::string>();
@@ -124,7 +125,7 @@ std::string ParseArgs(const std::vector<std::string>& argv, Args* out) {
       if (!Contains(Commands(), arg)) {
         // Always an error, even with --help: there is no such subcommand to describe.
         return "unknown subcommand '" + arg +
-               "' (expected one of: report, apis, binary, drivers, help)";
+               "' (expected one of: report, apis, binary, drivers, runtimes, help)";
       }
       out->command = arg;
       out->command_given = true;

@@ -14,7 +14,7 @@ namespace cudyn {
 namespace check {
 
 struct Args {
-  std::string command;        // "report", "apis", "binary", "drivers", "help"
+  std::string command;        // "report", "apis", "binary", "drivers", "runtimes", "help"
   bool command_given = false; // false when the command defaulted to "report"
   bool json = false;
   bool help = false;

@@ -1,0 +1,194 @@
+// cudyn runtime loader: finds a CUDA runtime (libcudart) the driver in front of it can run, reads
+// its family and version, and binds every runtime-API entry of the compiling headers (CUDA 13.0;
+// see version_tables/cudart_table.h) to the runtime's own variant or to an adapter.
+//
+// Contract:
+//  * Nothing here aborts, exits or lets an exception escape. Failures are cudaError_t codes:
+//      303 cudaErrorSharedObjectInitFailed  no loadable runtime (every path tried is recorded)
+//      302 cudaErrorSharedObjectSymbolNotFound  an entry has no variant and no adapter on it
+//      801 cudaErrorNotSupported  an adapter cannot express the caller's arguments
+//    Errors of the runtime itself (35 insufficient driver, 100 no device, ...) pass through.
+//  * Choice: an explicit path (option, then CUDYN_CUDART_PATH; absolute only, ignored under
+//    AT_SECURE) is taken as it is. Otherwise an already-loaded libcudart the driver supports,
+//    then the newest family the driver supports (13 needs a 13.0 driver, 12 a 12.0, 11 an 11.0,
+//    10.x its own minor; CUDYN_MAX_CUDA_VERSION clamps the driver as for the driver side) searched
+//    in: the default search, $CUDA_HOME / $CUDA_PATH, Python wheel layouts (site-packages/nvidia/
+//    cu13/lib, nvidia/cuda_runtime/lib; site-packages found from $VIRTUAL_ENV, $CONDA_PREFIX and the
+//    objects already loaded), well-known toolkit directories. Without any driver the newest
+//    family found is taken (its own calls then answer 35, as the real runtime does).
+//  * Version: cudaRuntimeGetVersion when it answers; 11.x answers 35 without a usable driver, so
+//    otherwise the SONAME's family and the symbols present (generated markers) decide.
+//  * Binding per entry (generated rules, one per family): the runtime's own symbols whose
+//    prototype and struct sizes equal the compiling headers' (e.g. cudaMemAdvise_v2 on 12.x for
+//    13.0's cudaMemAdvise), tried in order by dlsym; else the entry's adapter; else missing.
+//    Lazy and thread-safe: Resolve() costs one acquire load once an entry is bound.
+#ifndef CUDYN_LOADER_CUDART_H_
+#define CUDYN_LOADER_CUDART_H_
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loader/cudyn.h"
+#include "version_tables/cudart_table.h"
+
+namespace cudyn {
+
+// cudaError_t values cudyn itself produces (same numbers as driver_types.h).
+inline constexpr int kCudartSuccess = 0;
+inline constexpr int kCudartErrorInvalidValue = 1;
+inline constexpr int kCudartErrorInsufficientDriver = 35;
+inline constexpr int kCudartErrorSymbolNotFound = 302;
+inline constexpr int kCudartErrorInitFailed = 303;
+inline constexpr int kCudartErrorNotSupported = 801;
+
+// Where a runtime candidate came from, in discovery order.
+enum class RuntimeSource : uint8_t {
+  kOption,              // RuntimeOptions::runtime_path
+  kEnvironment,         // CUDYN_CUDART_PATH
+  kAlreadyLoaded,       // a libcudart already loaded in the process (RTLD_NOLOAD)
+  kDefaultSearch,       // dlopen("libcudart.so.N"): LD_LIBRARY_PATH, ld.so.cache, trusted dirs
+  kCudaHome,            // $CUDA_HOME / $CUDA_PATH lib64
+  kPythonWheel,         // site-packages/nvidia/cu13/lib, nvidia/cuda_runtime/lib
+  kWellKnownDirectory,  // /usr/local/cuda/lib64, /usr/local/cuda-X.Y/lib64, distro lib dirs
+  kSearchPath,          // RuntimeOptions::search_paths (tests)
+  kFamilyPolicy,        // not a path: a family skipped because the driver cannot run it
+};
+
+enum class RuntimeRejection : uint8_t {
+  kNone,
+  kIgnoredSecure,    // CUDYN_CUDART_PATH under AT_SECURE
+  kNotAbsolute,      // an explicit path that is not absolute
+  kUnloadableFile,   // missing, a directory, truncated, another architecture
+  kNotLoaded,        // the already-loaded step: none in the process
+  kDlopenFailed,     // dlopen() refused it (dlerror() in the reason)
+  kIsCudyn,          // cudyn's own libcudyn_cudart.so under the runtime's name
+  kNotARuntime,      // exports no cudaRuntimeGetVersion
+  kUnknownFamily,    // neither its SONAME nor its version names a runtime family
+  kDriverTooOld,     // the driver (after the clamp) does not support this family
+};
+
+const char* RuntimeSourceName(RuntimeSource source);  // "option", "CUDYN_CUDART_PATH", ...
+const char* RuntimeRejectionName(RuntimeRejection rejection);  // "accepted", "driver_too_old", ...
+
+struct RuntimeCandidate {
+  std::string path;
+  RuntimeSource source = RuntimeSource::kOption;
+  RuntimeRejection rejection = RuntimeRejection::kNone;
+  int family = 0;   // 10, 11, 12, 13 when known
+  int version = 0;  // e.g. 12050 when known
+  std::string reason;
+
+  bool accepted() const { return rejection == RuntimeRejection::kNone; }
+};
+
+struct RuntimeOptions {
+  // An absolute path to a libcudart (any name). When set (here or via CUDYN_CUDART_PATH) nothing
+  // else is tried, whatever the driver supports.
+  std::string runtime_path;
+  // The driver version that decides the family (after any clamp); unset: ask DefaultDriver().
+  std::optional<int> driver_version;
+  // Behave as a driver of at most this CUDA version. Overrides the environment.
+  std::optional<int> max_cuda_version;
+  // Read CUDYN_CUDART_PATH / CUDYN_MAX_CUDA_VERSION / CUDA_HOME / ... (DefaultRuntime() does).
+  bool use_environment = false;
+  // Replaces every search step after the explicit path when set (tests): files or directories
+  // (a directory is searched for each family's SONAME).
+  std::optional<std::vector<std::string>> search_paths;
+};
+
+class Runtime {
+ public:
+  static std::unique_ptr<Runtime> Open(const RuntimeOptions& options);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  bool ok() const { return error_ == kCudartSuccess; }
+  int error() const { return error_; }  // 0 or 303
+  int missing_result() const { return ok() ? kCudartErrorSymbolNotFound : error_; }
+
+  const std::string& path() const { return path_; }
+  RuntimeSource found_by() const { return found_by_; }
+  const std::vector<RuntimeCandidate>& candidates() const { return candidates_; }
+  int family() const { return family_; }    // 10, 11, 12, 13
+  int version() const { return version_; }  // 1000*major + 10*minor
+  // How version() was learnt: "cudaRuntimeGetVersion" or "SONAME and symbols (...)".
+  const std::string& version_source() const { return version_source_; }
+  int driver_version() const { return driver_version_; }  // the one the choice used (0: none)
+  void* handle() const { return handle_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+  void* Resolve(int index) {
+    void* fn = slots_[index].load(std::memory_order_acquire);
+    return fn != nullptr ? fn : ResolveSlow(index, /*quiet=*/false);
+  }
+  int BindAll();  // returns the number of missing entries
+  EntryStatus status(int index) const {
+    return static_cast<EntryStatus>(status_[index].load(std::memory_order_acquire));
+  }
+  // The runtime's exported name that serves `index` ("" unbound/missing; for an adapter, "").
+  std::string bound_symbol(int index) const noexcept;
+  std::string last_error() const noexcept;
+
+  // dlsym in the runtime (adapters' older variants, nvcc's host-stub ABI); cached per name by
+  // the caller. nullptr when absent or when no runtime is open.
+  void* Symbol(const char* name) const noexcept;
+  // Adapters that cannot express their caller's arguments: last error + one log line.
+  void NoteAdapterCannotExpress(int index, const char* why) noexcept;
+  int adapter_instance() const { return adapter_instance_; }
+
+ private:
+  friend Runtime& DefaultRuntime();
+  friend void* ResolveDefaultCudartSlow(int index);
+  explicit Runtime(std::atomic<void*>* slots);
+  static std::unique_ptr<Runtime> OpenInto(const RuntimeOptions& options,
+                                           std::atomic<void*>* slots);
+  void Discover(const RuntimeOptions& options);
+  bool TryCandidate(const std::string& path, RuntimeSource source, bool noload, int want_family);
+  void Reject(std::string path, RuntimeSource source, RuntimeRejection rejection,
+              std::string reason, int family = 0);
+  void ReadVersion(int soname_family, int soname_minor);
+  void* ResolveSlow(int index, bool quiet);
+  void* Bind(int index, bool quiet);
+  void Publish(int index, void* fn, EntryStatus status);
+  void SetLastError(std::string text) noexcept;
+
+  std::atomic<void*>* slots_;
+  std::unique_ptr<std::atomic<void*>[]> owned_slots_;
+  std::atomic<uint8_t> status_[kCudartEntryCount];
+  std::atomic<uint8_t> logged_[kCudartEntryCount];
+  std::atomic<int16_t> rule_index_[kCudartEntryCount];  // which candidate won (-1: adapter)
+
+  int error_ = kCudartErrorInitFailed;
+  void* handle_ = nullptr;
+  std::string path_;
+  RuntimeSource found_by_ = RuntimeSource::kOption;
+  std::vector<RuntimeCandidate> candidates_;
+  std::vector<std::string> warnings_;
+  int family_ = 0;
+  int version_ = 0;
+  std::string version_source_;
+  int driver_version_ = 0;
+  int adapter_instance_ = -1;
+  mutable std::mutex error_mutex_;
+  std::string last_error_;
+};
+
+// The family a driver of `driver_version` supports at most (13, 12, 11, 10), 0 for none/older.
+int NewestRuntimeFamilyFor(int driver_version);
+
+// The process-wide runtime, opened on first use from the environment (and DefaultDriver()'s
+// effective version). Never fails to return; check ok(). Thread-safe.
+Runtime& DefaultRuntime();
+
+// The default runtime's slots and slow path, for the drop-in's trampolines.
+extern std::atomic<void*> g_default_cudart_slots[kCudartEntryCount];
+void* ResolveDefaultCudartSlow(int index);
+
+}  // namespace cudyn
+
+#endif  // CUDYN_LOADER_CUDART_H_

@@ -1,0 +1,494 @@
+// Runtime-API adapters: an entry of the compiling (13.0) headers served on a runtime family that
+// spells it differently (version_tables/inputs/cudart_adapters.tsv says which, and why). Each is a
+// plain function with the 13.0 prototype, instantiated once per adapter instance id so it can
+// find its Runtime without an extra argument; it calls the runtime's older function by name.
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "loader/cudart.h"
+#include "loader/internal.h"
+
+// The adapters are written for the CUDA 13.0 headers (the entries' prototypes); built against
+// older headers (CI's 11.8 step) they are compiled out and entries needing one are missing.
+#if CUDART_VERSION >= 13000
+#define CUDYN_CUDART_ADAPTERS 1
+#else
+#define CUDYN_CUDART_ADAPTERS 0
+#endif
+
+namespace cudyn {
+namespace internal {
+namespace {
+
+constexpr int kMaxCudartInstances = 8;
+std::mutex g_cudart_instances_mutex;
+Runtime* g_cudart_instances[kMaxCudartInstances];
+
+#if CUDYN_CUDART_ADAPTERS
+
+template <typename Fn>
+Fn Old(Runtime* rt, const char* name) {
+  return rt != nullptr ? reinterpret_cast<Fn>(rt->Symbol(name)) : nullptr;
+}
+
+// The runtime's older functions an adapter may call, any of which makes it usable.
+#define CUDYN_NO_RUNTIME static_cast<cudaError_t>(kCudartErrorInitFailed)
+#define CUDYN_MISSING static_cast<cudaError_t>(kCudartErrorSymbolNotFound)
+
+cudaError_t CannotExpress(Runtime* rt, int index, const char* why) {
+  if (rt != nullptr) rt->NoteAdapterCannotExpress(index, why);
+  return cudaErrorNotSupported;
+}
+
+// cudaMemLocation -> the device ordinal / cudaCpuDeviceId 11.x takes.
+bool LocationToDevice(const cudaMemLocation& location, int* device) {
+  switch (location.type) {
+    case cudaMemLocationTypeDevice:
+      *device = location.id;
+      return true;
+    case cudaMemLocationTypeHost:
+      *device = cudaCpuDeviceId;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ---- cudaDeviceProp: 728 B (11.x), 1032 B (12.x), 1008 B (13.0), converted field by field ----
+struct DevicePropField {
+  int off13, size, off12, off11;
+};
+constexpr DevicePropField kDevicePropFields[] = {
+#define CUDYN_DEVICE_PROP_FIELD(name, off13, size, off12, off11) {off13, size, off12, off11},
+#define CUDYN_DEVICE_PROP_SIZE(family, size)
+#include "version_tables/generated_cudart/cudart_device_prop.inc"
+#undef CUDYN_DEVICE_PROP_FIELD
+#undef CUDYN_DEVICE_PROP_SIZE
+};
+constexpr int DevicePropSize(int family) {
+#define CUDYN_DEVICE_PROP_FIELD(name, off13, size, off12, off11)
+#define CUDYN_DEVICE_PROP_SIZE(f, size) \
+  if (family == f) return size;
+#include "version_tables/generated_cudart/cudart_device_prop.inc"
+#undef CUDYN_DEVICE_PROP_FIELD
+#undef CUDYN_DEVICE_PROP_SIZE
+  return 0;
+}
+static_assert(DevicePropSize(13) == sizeof(cudaDeviceProp), "facts disagree with the headers");
+constexpr int kMaxDevicePropSize = 4096;
+static_assert(DevicePropSize(12) <= kMaxDevicePropSize && DevicePropSize(11) <= kMaxDevicePropSize,
+              "a runtime's cudaDeviceProp outgrew the conversion buffer");
+
+int FieldOffset(const DevicePropField& f, int family) {
+  return family == 12 ? f.off12 : f.off11;  // 10.x runtimes share the 11.x layout
+}
+
+// Runtime layout -> 13.0 layout; fields 13.0 has and the runtime lacks stay zero.
+void DevicePropToCurrent(const unsigned char* old, int family, cudaDeviceProp* prop) {
+  std::memset(prop, 0, sizeof(*prop));
+  auto* out = reinterpret_cast<unsigned char*>(prop);
+  for (const DevicePropField& f : kDevicePropFields) {
+    int off = FieldOffset(f, family);
+    if (off >= 0) std::memcpy(out + f.off13, old + off, f.size);
+  }
+}
+
+// 13.0 layout -> the runtime's; fields only the runtime has stay zero.
+void DevicePropFromCurrent(const cudaDeviceProp* prop, int family, unsigned char* old) {
+  std::memset(old, 0, kMaxDevicePropSize);
+  const auto* in = reinterpret_cast<const unsigned char*>(prop);
+  for (const DevicePropField& f : kDevicePropFields) {
+    int off = FieldOffset(f, family);
+    if (off >= 0) std::memcpy(old + off, in + f.off13, f.size);
+  }
+}
+
+// ---- the adapters ----
+template <int I>
+cudaError_t MemAdviseLocation(const void* devPtr, size_t count, enum cudaMemoryAdvise advice,
+                              struct cudaMemLocation location) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(const void*, size_t, enum cudaMemoryAdvise, int);
+  auto fn = Old<Fn>(rt, "cudaMemAdvise");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  int device = 0;
+  if (!LocationToDevice(location, &device)) {
+    return CannotExpress(rt, kCudart_cudaMemAdvise, "a cudaMemLocation other than DEVICE/HOST");
+  }
+  return fn(devPtr, count, advice, device);
+}
+
+template <int I, bool kPtsz>
+cudaError_t MemPrefetchLocationImpl(const void* devPtr, size_t count,
+                                    struct cudaMemLocation location, unsigned int flags,
+                                    cudaStream_t stream) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(const void*, size_t, int, cudaStream_t);
+  auto fn = Old<Fn>(rt, kPtsz ? "cudaMemPrefetchAsync_ptsz" : "cudaMemPrefetchAsync");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  const int index = kPtsz ? kCudart_cudaMemPrefetchAsync_ptsz : kCudart_cudaMemPrefetchAsync;
+  int device = 0;
+  if (!LocationToDevice(location, &device)) {
+    return CannotExpress(rt, index, "a cudaMemLocation other than DEVICE/HOST");
+  }
+  if (flags != 0) return CannotExpress(rt, index, "prefetch flags other than 0");
+  return fn(devPtr, count, device, stream);
+}
+template <int I>
+cudaError_t MemPrefetchLocation(const void* devPtr, size_t count, struct cudaMemLocation location,
+                                unsigned int flags, cudaStream_t stream) {
+  return MemPrefetchLocationImpl<I, false>(devPtr, count, location, flags, stream);
+}
+template <int I>
+cudaError_t MemPrefetchLocationPtsz(const void* devPtr, size_t count,
+                                    struct cudaMemLocation location, unsigned int flags,
+                                    cudaStream_t stream) {
+  return MemPrefetchLocationImpl<I, true>(devPtr, count, location, flags, stream);
+}
+
+template <int I>
+cudaError_t GraphInstantiateFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                  unsigned long long flags) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (flags != 0) {
+    // 11.4+ has the flags in their own function; 11.2 has none.
+    using WithFlags = cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long);
+    if (auto fn = Old<WithFlags>(rt, "cudaGraphInstantiateWithFlags")) {
+      return fn(pGraphExec, graph, flags);
+    }
+    return CannotExpress(rt, kCudart_cudaGraphInstantiate,
+                         "instantiate flags (no cudaGraphInstantiateWithFlags before 11.4)");
+  }
+  using Fn = cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, cudaGraphNode_t*, char*, size_t);
+  auto fn = Old<Fn>(rt, "cudaGraphInstantiate");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  return fn(pGraphExec, graph, nullptr, nullptr, 0);
+}
+
+template <int I>
+cudaError_t GraphExecUpdateResultInfo(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                      cudaGraphExecUpdateResultInfo* resultInfo) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(cudaGraphExec_t, cudaGraph_t, cudaGraphNode_t*,
+                             enum cudaGraphExecUpdateResult*);
+  auto fn = Old<Fn>(rt, "cudaGraphExecUpdate");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  cudaGraphNode_t error_node = nullptr;
+  enum cudaGraphExecUpdateResult result = cudaGraphExecUpdateSuccess;
+  cudaError_t rc = fn(hGraphExec, hGraph, &error_node, &result);
+  if (resultInfo != nullptr) {
+    std::memset(resultInfo, 0, sizeof(*resultInfo));
+    resultInfo->result = result;
+    resultInfo->errorNode = error_node;
+    resultInfo->errorFromNode = nullptr;  // 11.x does not report it
+  }
+  return rc;
+}
+
+template <int I, bool kPtsz>
+cudaError_t StreamGetCaptureInfoImpl(cudaStream_t stream,
+                                     enum cudaStreamCaptureStatus* captureStatus_out,
+                                     unsigned long long* id_out, cudaGraph_t* graph_out,
+                                     const cudaGraphNode_t** dependencies_out,
+                                     const cudaGraphEdgeData** edgeData_out,
+                                     size_t* numDependencies_out) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using V2 = cudaError_t (*)(cudaStream_t, enum cudaStreamCaptureStatus*, unsigned long long*,
+                             cudaGraph_t*, const cudaGraphNode_t**, size_t*);
+  // A runtime without edge data has only default edges: reported as NULL edge data.
+  if (edgeData_out != nullptr) *edgeData_out = nullptr;
+  if (auto fn = Old<V2>(rt, kPtsz ? "cudaStreamGetCaptureInfo_v2_ptsz" : "cudaStreamGetCaptureInfo_v2")) {
+    return fn(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+              numDependencies_out);
+  }
+  using V1 = cudaError_t (*)(cudaStream_t, enum cudaStreamCaptureStatus*, unsigned long long*);
+  auto fn = Old<V1>(rt, kPtsz ? "cudaStreamGetCaptureInfo_ptsz" : "cudaStreamGetCaptureInfo");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  if (graph_out != nullptr || dependencies_out != nullptr || numDependencies_out != nullptr) {
+    return CannotExpress(rt,
+                         kPtsz ? kCudart_cudaStreamGetCaptureInfo_ptsz
+                               : kCudart_cudaStreamGetCaptureInfo,
+                         "the capture graph or dependencies (no cudaStreamGetCaptureInfo_v2 "
+                         "before 11.3)");
+  }
+  return fn(stream, captureStatus_out, id_out);
+}
+template <int I>
+cudaError_t StreamGetCaptureInfoNoEdges(cudaStream_t stream,
+                                        enum cudaStreamCaptureStatus* captureStatus_out,
+                                        unsigned long long* id_out, cudaGraph_t* graph_out,
+                                        const cudaGraphNode_t** dependencies_out,
+                                        const cudaGraphEdgeData** edgeData_out,
+                                        size_t* numDependencies_out) {
+  return StreamGetCaptureInfoImpl<I, false>(stream, captureStatus_out, id_out, graph_out,
+                                            dependencies_out, edgeData_out, numDependencies_out);
+}
+template <int I>
+cudaError_t StreamGetCaptureInfoNoEdgesPtsz(cudaStream_t stream,
+                                            enum cudaStreamCaptureStatus* captureStatus_out,
+                                            unsigned long long* id_out, cudaGraph_t* graph_out,
+                                            const cudaGraphNode_t** dependencies_out,
+                                            const cudaGraphEdgeData** edgeData_out,
+                                            size_t* numDependencies_out) {
+  return StreamGetCaptureInfoImpl<I, true>(stream, captureStatus_out, id_out, graph_out,
+                                           dependencies_out, edgeData_out, numDependencies_out);
+}
+
+template <int I, bool kPtsz>
+cudaError_t StreamUpdateCaptureDependenciesImpl(cudaStream_t stream,
+                                                cudaGraphNode_t* dependencies,
+                                                const cudaGraphEdgeData* dependencyData,
+                                                size_t numDependencies, unsigned int flags) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(cudaStream_t, cudaGraphNode_t*, size_t, unsigned int);
+  auto fn = Old<Fn>(rt, kPtsz ? "cudaStreamUpdateCaptureDependencies_ptsz"
+                              : "cudaStreamUpdateCaptureDependencies");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  if (dependencyData != nullptr) {
+    return CannotExpress(rt,
+                         kPtsz ? kCudart_cudaStreamUpdateCaptureDependencies_ptsz
+                               : kCudart_cudaStreamUpdateCaptureDependencies,
+                         "edge data (runtimes before 12.3 have only default edges)");
+  }
+  return fn(stream, dependencies, numDependencies, flags);
+}
+template <int I>
+cudaError_t StreamUpdateCaptureDependenciesNoEdges(cudaStream_t stream,
+                                                   cudaGraphNode_t* dependencies,
+                                                   const cudaGraphEdgeData* dependencyData,
+                                                   size_t numDependencies, unsigned int flags) {
+  return StreamUpdateCaptureDependenciesImpl<I, false>(stream, dependencies, dependencyData,
+                                                       numDependencies, flags);
+}
+template <int I>
+cudaError_t StreamUpdateCaptureDependenciesNoEdgesPtsz(cudaStream_t stream,
+                                                       cudaGraphNode_t* dependencies,
+                                                       const cudaGraphEdgeData* dependencyData,
+                                                       size_t numDependencies,
+                                                       unsigned int flags) {
+  return StreamUpdateCaptureDependenciesImpl<I, true>(stream, dependencies, dependencyData,
+                                                      numDependencies, flags);
+}
+
+// Adding or removing edges: edge data must be absent (NULL means default edges).
+template <int I, int kIndex>
+cudaError_t EdgesInImpl(const char* old_name, cudaGraph_t graph, const cudaGraphNode_t* from,
+                        const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
+                        size_t numDependencies) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(cudaGraph_t, const cudaGraphNode_t*, const cudaGraphNode_t*, size_t);
+  auto fn = Old<Fn>(rt, old_name);
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  if (edgeData != nullptr) {
+    return CannotExpress(rt, kIndex, "edge data (runtimes before 12.3 have only default edges)");
+  }
+  return fn(graph, from, to, numDependencies);
+}
+template <int I>
+cudaError_t GraphAddDependenciesNoEdges(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                        const cudaGraphNode_t* to,
+                                        const cudaGraphEdgeData* edgeData,
+                                        size_t numDependencies) {
+  return EdgesInImpl<I, kCudart_cudaGraphAddDependencies>("cudaGraphAddDependencies", graph, from,
+                                                          to, edgeData, numDependencies);
+}
+template <int I>
+cudaError_t GraphRemoveDependenciesNoEdges(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                           const cudaGraphNode_t* to,
+                                           const cudaGraphEdgeData* edgeData,
+                                           size_t numDependencies) {
+  return EdgesInImpl<I, kCudart_cudaGraphRemoveDependencies>(
+      "cudaGraphRemoveDependencies", graph, from, to, edgeData, numDependencies);
+}
+
+// Edges out: the older call fills the nodes; every edge it reports is a default edge, so the
+// caller's edge data array (when given) is zero-filled for the entries written.
+void ZeroEdges(cudaGraphEdgeData* edgeData, size_t capacity, size_t reported) {
+  if (edgeData == nullptr) return;
+  size_t n = capacity < reported ? capacity : reported;
+  std::memset(edgeData, 0, n * sizeof(*edgeData));
+}
+
+template <int I>
+cudaError_t GraphGetEdgesNoEdges(cudaGraph_t graph, cudaGraphNode_t* from, cudaGraphNode_t* to,
+                                 cudaGraphEdgeData* edgeData, size_t* numEdges) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(cudaGraph_t, cudaGraphNode_t*, cudaGraphNode_t*, size_t*);
+  auto fn = Old<Fn>(rt, "cudaGraphGetEdges");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  size_t capacity = numEdges != nullptr ? *numEdges : 0;
+  cudaError_t rc = fn(graph, from, to, numEdges);
+  if (rc == cudaSuccess && from != nullptr && numEdges != nullptr) {
+    ZeroEdges(edgeData, capacity, *numEdges);
+  }
+  return rc;
+}
+
+template <int I>
+cudaError_t NodeEdgesImpl(const char* old_name, cudaGraphNode_t node, cudaGraphNode_t* nodes,
+                          cudaGraphEdgeData* edgeData, size_t* count) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(cudaGraphNode_t, cudaGraphNode_t*, size_t*);
+  auto fn = Old<Fn>(rt, old_name);
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  size_t capacity = count != nullptr ? *count : 0;
+  cudaError_t rc = fn(node, nodes, count);
+  if (rc == cudaSuccess && nodes != nullptr && count != nullptr) {
+    ZeroEdges(edgeData, capacity, *count);
+  }
+  return rc;
+}
+template <int I>
+cudaError_t GraphNodeGetDependenciesNoEdges(cudaGraphNode_t node, cudaGraphNode_t* pDependencies,
+                                            cudaGraphEdgeData* edgeData,
+                                            size_t* pNumDependencies) {
+  return NodeEdgesImpl<I>("cudaGraphNodeGetDependencies", node, pDependencies, edgeData,
+                          pNumDependencies);
+}
+template <int I>
+cudaError_t GraphNodeGetDependentNodesNoEdges(cudaGraphNode_t node,
+                                              cudaGraphNode_t* pDependentNodes,
+                                              cudaGraphEdgeData* edgeData,
+                                              size_t* pNumDependentNodes) {
+  return NodeEdgesImpl<I>("cudaGraphNodeGetDependentNodes", node, pDependentNodes, edgeData,
+                          pNumDependentNodes);
+}
+
+template <int I>
+cudaError_t GetDriverEntryPointStatus(const char* symbol, void** funcPtr,
+                                      unsigned long long flags,
+                                      enum cudaDriverEntryPointQueryResult* driverStatus) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(const char*, void**, unsigned long long);
+  auto fn = Old<Fn>(rt, "cudaGetDriverEntryPoint");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  cudaError_t rc = fn(symbol, funcPtr, flags);
+  if (driverStatus != nullptr) {
+    // 11.x reports a symbol it cannot find as an error; 12.x+ as success + this status.
+    *driverStatus = rc == cudaSuccess ? cudaDriverEntryPointSuccess
+                                      : cudaDriverEntryPointSymbolNotFound;
+  }
+  return rc;
+}
+
+template <int I>
+cudaError_t DevicePropConvert(struct cudaDeviceProp* prop, int device) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(void*, int);
+  auto fn = Old<Fn>(rt, "cudaGetDeviceProperties_v2");  // 12.x: its own (1032 B) layout
+  if (fn == nullptr) fn = Old<Fn>(rt, "cudaGetDeviceProperties");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  if (prop == nullptr) return cudaErrorInvalidValue;
+  alignas(16) unsigned char old[kMaxDevicePropSize] = {};
+  cudaError_t rc = fn(old, device);
+  if (rc == cudaSuccess) DevicePropToCurrent(old, rt->family(), prop);
+  return rc;
+}
+
+template <int I>
+cudaError_t ChooseDevicePropConvert(int* device, const struct cudaDeviceProp* prop) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(int*, const void*);
+  auto fn = Old<Fn>(rt, "cudaChooseDevice");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  if (prop == nullptr) return fn(device, nullptr);
+  alignas(16) unsigned char old[kMaxDevicePropSize];
+  DevicePropFromCurrent(prop, rt->family(), old);
+  return fn(device, old);
+}
+
+// The older runtime functions each adapter can work with (it is bound if any is present).
+struct AdapterRow {
+  CudartAdapter adapter;
+  const char* needs[2];
+  void* instances[kMaxCudartInstances];
+};
+
+
+#define CUDYN_INSTANCES(fn) \
+  {reinterpret_cast<void*>(&fn<0>), reinterpret_cast<void*>(&fn<1>), \
+   reinterpret_cast<void*>(&fn<2>), reinterpret_cast<void*>(&fn<3>), \
+   reinterpret_cast<void*>(&fn<4>), reinterpret_cast<void*>(&fn<5>), \
+   reinterpret_cast<void*>(&fn<6>), reinterpret_cast<void*>(&fn<7>)}
+#define CUDYN_ROW(name, need0, need1) \
+  {CudartAdapter::k##name, {need0, need1}, CUDYN_INSTANCES(name)}
+
+const AdapterRow kAdapterRows[] = {
+    CUDYN_ROW(MemAdviseLocation, "cudaMemAdvise", nullptr),
+    CUDYN_ROW(MemPrefetchLocation, "cudaMemPrefetchAsync", nullptr),
+    CUDYN_ROW(MemPrefetchLocationPtsz, "cudaMemPrefetchAsync_ptsz", nullptr),
+    CUDYN_ROW(GraphInstantiateFlags, "cudaGraphInstantiate", nullptr),
+    CUDYN_ROW(GraphExecUpdateResultInfo, "cudaGraphExecUpdate", nullptr),
+    CUDYN_ROW(StreamGetCaptureInfoNoEdges, "cudaStreamGetCaptureInfo_v2", "cudaStreamGetCaptureInfo"),
+    CUDYN_ROW(StreamGetCaptureInfoNoEdgesPtsz, "cudaStreamGetCaptureInfo_v2_ptsz",
+              "cudaStreamGetCaptureInfo_ptsz"),
+    CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdges, "cudaStreamUpdateCaptureDependencies",
+              nullptr),
+    CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdgesPtsz,
+              "cudaStreamUpdateCaptureDependencies_ptsz", nullptr),
+    CUDYN_ROW(GraphAddDependenciesNoEdges, "cudaGraphAddDependencies", nullptr),
+    CUDYN_ROW(GraphRemoveDependenciesNoEdges, "cudaGraphRemoveDependencies", nullptr),
+    CUDYN_ROW(GraphGetEdgesNoEdges, "cudaGraphGetEdges", nullptr),
+    CUDYN_ROW(GraphNodeGetDependenciesNoEdges, "cudaGraphNodeGetDependencies", nullptr),
+    CUDYN_ROW(GraphNodeGetDependentNodesNoEdges, "cudaGraphNodeGetDependentNodes", nullptr),
+    CUDYN_ROW(GetDriverEntryPointStatus, "cudaGetDriverEntryPoint", nullptr),
+    CUDYN_ROW(DevicePropConvert, "cudaGetDeviceProperties_v2", "cudaGetDeviceProperties"),
+    CUDYN_ROW(ChooseDevicePropConvert, "cudaChooseDevice", nullptr),
+};
+#undef CUDYN_ROW
+#undef CUDYN_INSTANCES
+
+// Every adapter the facts name has a row here, and nothing else: the build fails otherwise.
+constexpr int kGeneratedAdapterCount = 0
+#define CUDYN_CUDART_ADAPTER(name, index, symbol) +1
+#include "version_tables/generated_cudart/cudart_adapters.inc"
+#undef CUDYN_CUDART_ADAPTER
+    ;
+static_assert(sizeof(kAdapterRows) / sizeof(kAdapterRows[0]) == kGeneratedAdapterCount,
+              "cudart_adapters.tsv and loader/cudart_adapters.cc disagree");
+#endif  // CUDYN_CUDART_ADAPTERS
+
+}  // namespace
+
+int AcquireCudartAdapterInstance(Runtime* runtime) {
+  std::lock_guard<std::mutex> lock(g_cudart_instances_mutex);
+  for (int i = 0; i < kMaxCudartInstances; ++i) {
+    if (g_cudart_instances[i] == nullptr) {
+      g_cudart_instances[i] = runtime;
+      return i;
+    }
+  }
+  return -1;
+}
+
+void ReleaseCudartAdapterInstance(int id) {
+  if (id < 0 || id >= kMaxCudartInstances) return;
+  std::lock_guard<std::mutex> lock(g_cudart_instances_mutex);
+  g_cudart_instances[id] = nullptr;
+}
+
+Runtime* CudartAdapterRuntime(int id) {
+  std::lock_guard<std::mutex> lock(g_cudart_instances_mutex);
+  return id >= 0 && id < kMaxCudartInstances ? g_cudart_instances[id] : nullptr;
+}
+
+void* CudartAdapterFunction(int adapter, int id, const Runtime& runtime) {
+  if (id < 0 || id >= kMaxCudartInstances) return nullptr;
+#if !CUDYN_CUDART_ADAPTERS
+  return nullptr;
+#else
+  for (const AdapterRow& row : kAdapterRows) {
+    if (static_cast<int>(row.adapter) != adapter) continue;
+    for (const char* need : row.needs) {
+      if (need != nullptr && runtime.Symbol(need) != nullptr) return row.instances[id];
+    }
+    return nullptr;
+  }
+  return nullptr;
+#endif
+}
+
+}  // namespace internal
+}  // namespace cudyn

@@ -1,0 +1,46 @@
+#!/bin/bash
+# The runtime drop-in on a real GPU with every real CUDA runtime.
+#
+#   tests/gpu/run_cudart.sh CARRY_DIR OUT_DIR
+#
+# CARRY_DIR holds cudart_smoke and libcudyn_cudart.so (//tests/cudart_dropin:nvcc_programs: an
+# nvcc-13 program built with -cudart none, linked with cudyn), runtimes/<version>/<soname> (the
+# real runtimes 11.2, 11.8, 12.4, 12.5 of third_party/cuda_runtimes.bzl and 13.0 of the toolkit)
+# and cudart_smoke_native (the same source built the ordinary way, runtime linked statically: the
+# reference). Runs: each runtime chosen by CUDYN_CUDART_PATH; cudyn's own choice natively and
+# with CUDYN_MAX_CUDA_VERSION 12020 / 11040 (the runtimes' directories on LD_LIBRARY_PATH, as a
+# site would install them). Every run must print "ok", report the runtime it was meant to get,
+# and print exactly the reference's lines (results and device properties), "info:" lines aside.
+# Logs: OUT_DIR/cudart/*. Exit 0 when every expectation holds.
+set -u
+carry=$(cd "$1" && pwd) || exit 2
+mkdir -p "$2/cudart" && out=$(cd "$2/cudart" && pwd)
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+smoke=$carry/cudart_smoke
+"$carry/cudart_smoke_native" >"$out/native_reference.txt" 2>&1 || fail "reference run: $(tail -3 "$out/native_reference.txt")"
+grep -v '^info:' "$out/native_reference.txt" >"$out/reference.txt"
+# run NAME EXPECTED_RUNTIME_VERSION ENV...
+run() {
+  local name=$1 want=$2
+  shift 2
+  env "$@" CUDYN_LOG=info "$smoke" >"$out/$name.txt" 2>"$out/$name.log"
+  local rc=$?
+  ((rc == 0)) || fail "$name: exit $rc: $(tail -2 "$out/$name.txt")"
+  grep -q "^info: runtime=$want " "$out/$name.txt" || fail "$name: not runtime $want: $(grep '^info:' "$out/$name.txt")"
+  if ! diff <(grep -v '^info:' "$out/$name.txt") "$out/reference.txt" >"$out/$name.diff"; then
+    fail "$name: output differs from the reference (see $name.diff)"
+  fi
+  echo "$name: $(grep '^info:' "$out/$name.txt") -> $(grep -c . "$out/$name.txt") lines, $(wc -l <"$out/$name.diff") differing"
+}
+for dir in "$carry"/runtimes/*/; do
+  v=$(basename "$dir")
+  lib=$(ls "$dir"libcudart.so.* | head -1)
+  run "runtime_$v" "$((${v%%.*} * 1000 + ${v#*.} * 10))" CUDYN_CUDART_PATH="$lib"
+done
+paths="$carry/runtimes/12.5:$carry/runtimes/11.8"
+run native_choice 13000 LD_LIBRARY_PATH="$carry/runtimes/13.0:$paths"
+run clamp_12020 12050 LD_LIBRARY_PATH="$paths" CUDYN_MAX_CUDA_VERSION=12020
+run clamp_11040 11080 LD_LIBRARY_PATH="$paths" CUDYN_MAX_CUDA_VERSION=11040
+echo "cudart: $failures failure(s)"
+((failures == 0))

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Extracts the runtime-API (libcudart) facts cudyn needs from one CUDA include directory.
+
+Runs the C preprocessor (gcc -E -P, C mode: it works for every header set from 11.2 to 13.0) over
+cuda_runtime_api.h in two modes, default and per-thread default stream
+(-DCUDA_API_PER_THREAD_DEFAULT_STREAM, "ptds"), and compiles and runs small probes with gcc against
+the same headers to measure struct sizes and the cudaDeviceProp layout. Writes one JSON file:
+  cudart_version   CUDART_VERSION of the headers (12050 for 12.5)
+  decls            mode -> symbol -> {"ret", "params"}: every `extern <ret> cudaXxx(...)` declaration,
+                   parameters squashed to single spaces as written (with their names)
+  map              mode -> public name -> the symbol it expands to (only where it differs)
+  type_sizes       sizeof of every struct/union/array type a parameter points to (or takes by value,
+                   or a function returns); incomplete (opaque) types are left out
+  device_prop      every field of struct cudaDeviceProp in declaration order with offset and size
+Only `regen --headers` needs the headers; generate_runtime.py works from the JSON files checked in
+under inputs/runtime_headers/.
+
+Usage: extract_runtime_headers.py INCLUDE_DIR OUT.json
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MODES = {
+    "default": [],
+    "ptds": ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"],
+}
+HEADER = "cuda_runtime_api.h"
+
+ATTR = r"(?:__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)\s*)"
+DECL_RE = re.compile(
+    r"(?:^|[;}\n])\s*extern\s+" + ATTR + r"*((?:const\s+|struct\s+|enum\s+|unsigned\s+)*\w+(?:\s*\*)*)\s*"
+    + ATTR + r"*(cuda\w+)\s*\(([^;{}]*?)\)\s*" + ATTR + r"*;")
+MAP_RE = re.compile(r"^@@MAP\s+(\d+)\s+(\S+)\s*$", re.M)
+QUALIFIERS = {"const", "volatile", "struct", "enum", "union", "restrict", "__restrict"}
+BUILTIN = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
+           "_Bool", "bool"}
+
+
+def squash(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def base_of(symbol):
+    """cudaMemPrefetchAsync_v2_ptsz -> cudaMemPrefetchAsync."""
+    s = re.sub(r"_(ptds|ptsz)$", "", symbol)
+    return re.sub(r"_v\d+$", "", s)
+
+
+def split_params(params):
+    """Top-level comma split; [] for `void` or nothing."""
+    params = squash(params)
+    if params in ("", "void"):
+        return []
+    out, depth, cur = [], 0, ""
+    for ch in params:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur.strip())
+    return out
+
+
+def parse_param(param):
+    """-> (type text without the name, name or None, pointed-to or by-value base type or None).
+
+    The type text is normalised: single spaces, no space before or after '*'
+    ('const void *devPtr' -> 'const void*')."""
+    if "(" in param:  # function pointer written out: void (*fn)(void *)
+        m = re.search(r"\(\s*\*\s*(\w+)?\s*\)", param)
+        name = m.group(1) if m and m.group(1) else None
+        typ = param if not name else param[:m.start(1)] + param[m.end(1):]
+        return re.sub(r"\s*\*\s*", "*", squash(typ)), name, None
+    arrays = "".join(re.findall(r"\[[^\]]*\]", param))
+    core = re.sub(r"\[[^\]]*\]", "", param)
+    tokens = re.findall(r"\w+|\*", core)
+    name = None
+    if tokens and re.match(r"\w+$", tokens[-1]) and tokens[-1] not in BUILTIN:
+        before = [t for t in tokens[:-1] if t not in QUALIFIERS and t != "*"]
+        if before:
+            name = tokens[-1]
+            tokens = tokens[:-1]
+    typ = re.sub(r"\s*\*\s*", "*", " ".join(tokens)) + ("*" if arrays else "")
+    base = " ".join(t for t in tokens if t not in ("const", "volatile", "restrict", "__restrict",
+                                                  "*"))
+    return typ, name, base
+
+
+def preprocess(include_dir, mode_flags, extra=""):
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "t.c")
+        with open(src, "w") as f:
+            f.write("#include <%s>\n" % HEADER)
+            f.write(extra)
+        out = subprocess.run(["gcc", "-E", "-P", "-I", include_dir] + mode_flags + [src],
+                             check=True, capture_output=True, text=True)
+        return out.stdout
+
+
+def compile_run(include_dir, body, syntax_only=False):
+    """Compiles a C program (#include <cuda_runtime_api.h> + stddef.h/stdio.h + body); returns
+    (returncode, stdout-or-stderr)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "p.c")
+        exe = os.path.join(tmp, "p")
+        with open(src, "w") as f:
+            f.write("#include <stddef.h>\n#include <stdio.h>\n#include <%s>\n" % HEADER)
+            f.write(body)
+        cmd = ["gcc", "-w", "-I", include_dir, src]
+        cmd += ["-fsyntax-only"] if syntax_only else ["-o", exe]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode or syntax_only:
+            return r.returncode, r.stderr
+        r = subprocess.run([exe], capture_output=True, text=True, check=True)
+        return 0, r.stdout
+
+
+def cudart_version(include_dir):
+    text = open(os.path.join(include_dir, HEADER)).read()
+    return int(re.search(r"#define\s+CUDART_VERSION\s+(\d+)", text).group(1))
+
+
+def type_sizes(include_dir, types):
+    """sizeof of every record/union/array type among `types` that is complete."""
+    types = sorted(types)
+    # One line per type; a line that does not compile (incomplete type, not a type) is dropped.
+    header_lines = 3
+    body = "".join("int probe_%d = __builtin_classify_type(*(%s *)0) * 0 + (int)sizeof(%s);\n"
+                   % (i, t, t) for i, t in enumerate(types))
+    _, err = compile_run(include_dir, body, syntax_only=True)
+    bad = set()
+    for m in re.finditer(r"p\.c:(\d+):\d+: error", err):
+        bad.add(int(m.group(1)) - header_lines - 1)
+    good = [t for i, t in enumerate(types) if i not in bad]
+    body = "int main(void) {\n" + "".join(
+        'printf("%%d %%zu\\n", (int)__builtin_classify_type(*(%s *)0), sizeof(%s));\n' % (t, t)
+        for t in good) + "return 0;\n}\n"
+    rc, out = compile_run(include_dir, body)
+    if rc:
+        sys.exit("type size probe failed:\n" + out)
+    sizes = {}
+    for t, line in zip(good, out.splitlines()):
+        klass, size = map(int, line.split())
+        if klass in (12, 13, 14):  # record, union, array (gcc's type classes)
+            sizes[t] = size
+    return sizes
+
+
+def device_prop(include_dir, text):
+    body = re.search(r"struct cudaDeviceProp\s*\{(.*?)\}\s*;", text, re.S).group(1)
+    names = []
+    for decl in body.split(";"):
+        decl = squash(decl)
+        if not decl:
+            continue
+        m = re.search(r"(\w+)\s*(?:\[[^\]]*\]\s*)*$", decl)
+        if not m or "," in decl or ":" in decl:
+            sys.exit("cannot read the cudaDeviceProp field '%s'" % decl)
+        names.append(m.group(1))
+    probe = "int main(void) {\n" + "".join(
+        'printf("%%zu %%zu\\n", offsetof(struct cudaDeviceProp, %s), '
+        'sizeof(((struct cudaDeviceProp *)0)->%s));\n' % (n, n) for n in names) + "return 0;\n}\n"
+    rc, out = compile_run(include_dir, probe)
+    if rc:
+        sys.exit("cudaDeviceProp probe failed:\n" + out)
+    fields = []
+    for n, line in zip(names, out.splitlines()):
+        off, size = map(int, line.split())
+        fields.append({"name": n, "offset": off, "size": size})
+    return fields
+
+
+def extract(include_dir):
+    facts = {"cudart_version": cudart_version(include_dir), "decls": {}, "map": {}}
+    texts = {}
+    for mode, flags in MODES.items():
+        text = preprocess(include_dir, flags)
+        texts[mode] = text
+        decls = facts["decls"][mode] = {}
+        for m in DECL_RE.finditer(text):
+            ret, sym, params = squash(m.group(1)), m.group(2), squash(m.group(3))
+            ret = re.sub(r"\s*\*", " *", ret)
+            prev = decls.setdefault(sym, {"ret": ret, "params": params})
+            if prev != {"ret": ret, "params": params}:
+                sys.exit("%s: %s declared twice differently in mode %s" % (include_dir, sym, mode))
+    names = set()
+    for decls in facts["decls"].values():
+        for sym in decls:
+            names.add(sym)
+            names.add(base_of(sym))
+            names.add(re.sub(r"_(ptds|ptsz)$", "", sym))
+    names = sorted(names)
+    # Index-keyed probe lines: only the second field may expand.
+    probe = "".join("@@MAP %d %s\n" % (i, n) for i, n in enumerate(names))
+    for mode, flags in MODES.items():
+        text = preprocess(include_dir, flags, probe)
+        facts["map"][mode] = {}
+        for index, target in MAP_RE.findall(text):
+            name = names[int(index)]
+            if target != name:
+                facts["map"][mode][name] = target
+    types = set()
+    for decls in facts["decls"].values():
+        for d in decls.values():
+            for p in split_params(d["params"]):
+                _, _, base = parse_param(p)
+                if base and base not in BUILTIN and not base.startswith(("unsigned", "signed",
+                                                                         "long", "short")):
+                    types.add(base)
+            ret = d["ret"].replace("const ", "").replace("*", "").strip()
+            types.add(ret)
+    types.discard("void")
+    facts["type_sizes"] = type_sizes(include_dir, types)
+    facts["device_prop"] = device_prop(include_dir, texts["default"])
+    return facts
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    facts = extract(sys.argv[1])
+    with open(sys.argv[2], "w") as f:
+        json.dump(facts, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
