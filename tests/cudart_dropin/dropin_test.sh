@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# nvcc's host-stub ABI through libcudyn_cudart.so on fake runtimes of every family: the
+# nvcc-13 program launch_probe (built with -cudart none, linked with cudyn) registers its fat
+# binary with the runtime cudyn chose and its <<<grid, block, shared>>> launch arrives there —
+# as __cudaLaunchKernel on 12.x/13.0, and as cudaLaunchKernel with the host stub as the kernel
+# on 10.x/11.x, which have no __cudaLaunchKernel.
+#   dropin_test.sh LAUNCH_PROBE FAKE_RUNTIME...
+set -euo pipefail
+probe="$(realpath "$1")"
+shift
+fails=0
+for fake in "$@"; do
+  fake="$(realpath "$fake")"
+  version="$(basename "$(dirname "$fake")")"
+  out="$(CUDYN_CUDART_PATH="$fake" "$probe" 2>&1)" || { echo "FAIL $version: exit $?: $out"; fails=$((fails + 1)); continue; }
+  want=("register_fatbin=1 register_function=1" "grid=3,2,1 block=64,1,1 shared=128")
+  case $version in
+    10.* | 11.*) want+=("launch_via=cudaLaunchKernel" "func_is_host_stub=1") ;;
+    *) want+=("launch_via=__cudaLaunchKernel") ;;
+  esac
+  major=${version%%.*} minor=${version#*.}
+  want+=("runtime_rc=0 runtime=$((major * 1000 + minor * 10)) fake_loaded=1")
+  for line in "${want[@]}"; do
+    if ! grep -qxF "$line" <<<"$out"; then
+      echo "FAIL $version: missing '$line' in:"
+      echo "$out"
+      fails=$((fails + 1))
+    fi
+  done
+  echo "ok $version"
+done
+((fails == 0))

@@ -1,0 +1,97 @@
+// The static runtime drop-in (//stubs:cudyn_cudart) linked into a program in place of
+// libcudart: plain cuda* calls reach the runtime CUDYN_CUDART_PATH names (a fake, recording
+// arguments), through adapters where the family needs them, and missing entries answer 302.
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "loader/cudart_c.h"
+#include "tests/util/runfiles.h"
+
+namespace {
+
+// Set before the first call opens the default runtime (argv[1] names the fake's version).
+std::string g_version;
+
+std::string FakePath() {
+  const std::string major = g_version.substr(0, 2);
+  std::string soname = major == "10"   ? "libcudart.so." + g_version
+                       : major == "11" ? "libcudart.so.11.0"
+                                       : "libcudart.so." + major;
+  return cudyn::testing::Runfile("tests/fake_runtime/" + g_version + "/" + soname);
+}
+
+template <typename Fn>
+Fn Control(const char* name) {
+  void* h = dlopen(FakePath().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(h, nullptr);
+  return reinterpret_cast<Fn>(dlsym(h, name));
+}
+
+TEST(StaticDropin, CallsReachTheChosenRuntime) {
+  ASSERT_EQ(cudynCudartInit(), 0);
+  EXPECT_EQ(std::string(cudynCudartPath()), FakePath());
+  int version = 0;
+  ASSERT_EQ(cudaRuntimeGetVersion(&version), cudaSuccess);
+  const int expect = std::stoi(g_version.substr(0, 2)) * 1000 + std::stoi(g_version.substr(3)) * 10;
+  EXPECT_EQ(version, expect);
+  EXPECT_EQ(cudynCudartVersion(), expect);
+
+  cudaMemLocation loc{};
+  loc.type = cudaMemLocationTypeDevice;
+  loc.id = 1;
+  const void* p = reinterpret_cast<const void*>(0x1000);
+  ASSERT_EQ(cudaMemAdvise(p, 64, cudaMemAdviseSetReadMostly, loc), cudaSuccess);
+  auto last_arg = Control<int (*)(const char*, int, void*, size_t)>("fake_cudart_last_arg");
+  const int index = cudynCudartFindEntry("cudaMemAdvise");
+  ASSERT_GE(index, 0);
+  if (g_version.compare(0, 2, "11") == 0 || g_version.compare(0, 2, "10") == 0) {
+    int device = -7;
+    ASSERT_EQ(last_arg("cudaMemAdvise", 3, &device, sizeof(device)), 4);
+    EXPECT_EQ(device, 1);
+    EXPECT_STREQ(cudynCudartEntryStatus(index), "adapter");
+  } else {
+    EXPECT_STREQ(cudynCudartEntryStatus(index), "native");
+    char symbol[64];
+    ASSERT_GT(cudynCudartEntryRuntimeSymbol(index, symbol, sizeof(symbol)), 0);
+    EXPECT_EQ(std::string(symbol), g_version == "13.0" ? "cudaMemAdvise" : "cudaMemAdvise_v2");
+  }
+
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  EXPECT_EQ(std::string(prop.name), "cudyn fake runtime " + g_version);
+  EXPECT_EQ(prop.multiProcessorCount, 132);
+}
+
+TEST(StaticDropin, EntriesNewerThanTheRuntimeAnswer302) {
+  // cudaGraphAddNode arrived in 12.2 and took edge data (the 13.0 prototype) in 12.3: nothing
+  // on 10.x/11.x or 12.0 can serve it; 12.4+ have it.
+  cudaGraphNode_t node = nullptr;
+  cudaGraphNodeParams params{};
+  const int rc = cudaGraphAddNode(&node, nullptr, nullptr, nullptr, 0, &params);
+  if (g_version.compare(0, 2, "11") == 0 || g_version.compare(0, 2, "10") == 0 ||
+      g_version == "12.0") {
+    EXPECT_EQ(rc, 302);
+    char text[512];
+    cudynCudartLastError(text, sizeof(text));
+    EXPECT_NE(std::string(text).find("cudaGraphAddNode"), std::string::npos) << text;
+  } else {
+    EXPECT_EQ(rc, 0);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (argc != 2) {
+    fprintf(stderr, "usage: static_dropin_test FAKE_VERSION\n");
+    return 2;
+  }
+  g_version = argv[1];
+  setenv("CUDYN_CUDART_PATH", FakePath().c_str(), 1);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,639 @@
+// The runtime loader (loader/cudart.h) against the generated fake runtimes (//tests/fake_runtime):
+// which runtime each driver version gets, how the version is learnt, what binds natively, and
+// every adapter's translation checked in the fake's call log (arguments as the old prototype
+// received them), including cudaDeviceProp converted field by field between the three layouts.
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "loader/cudart.h"
+#include "tests/fake_runtime/fake_runtime_control.h"
+#include "tests/util/runfiles.h"
+
+namespace cudyn {
+namespace {
+
+struct Fake {
+  const char* version;
+  const char* soname;
+  int reported;
+  int family;
+};
+constexpr Fake kFakes[] = {
+    {"10.0", "libcudart.so.10.0", 10000, 10}, {"10.2", "libcudart.so.10.2", 10020, 10},
+    {"11.2", "libcudart.so.11.0", 11020, 11}, {"11.8", "libcudart.so.11.0", 11080, 11},
+    {"12.0", "libcudart.so.12", 12000, 12},   {"12.4", "libcudart.so.12", 12040, 12},
+    {"12.5", "libcudart.so.12", 12050, 12},   {"12.8", "libcudart.so.12", 12080, 12},
+    {"13.0", "libcudart.so.13", 13000, 13},
+};
+
+const Fake& FakeOf(const std::string& version) {
+  for (const Fake& f : kFakes) {
+    if (version == f.version) return f;
+  }
+  ADD_FAILURE() << "no fake " << version;
+  return kFakes[0];
+}
+
+std::string FakePath(const std::string& version) {
+  return testing::Runfile("tests/fake_runtime/" + version + "/" + FakeOf(version).soname);
+}
+std::string FakeDir(const std::string& version) {
+  std::string p = FakePath(version);
+  return p.substr(0, p.rfind('/'));
+}
+
+// Opens exactly one fake (as an explicit path) for a driver of `driver`.
+std::unique_ptr<Runtime> OpenFake(const std::string& version, int driver = 13000) {
+  RuntimeOptions o;
+  o.runtime_path = FakePath(version);
+  o.driver_version = driver;
+  auto rt = Runtime::Open(o);
+  EXPECT_TRUE(rt && rt->ok()) << version << ": " << (rt ? rt->last_error() : "null");
+  return rt;
+}
+
+// The fake's control API, found in the fake the Runtime opened.
+struct Control {
+  explicit Control(const Runtime& rt) : h(rt.handle()) { Reset(); }
+  template <typename Fn>
+  Fn F(const char* name) const {
+    void* p = dlsym(h, name);
+    EXPECT_NE(p, nullptr) << name;
+    return reinterpret_cast<Fn>(p);
+  }
+  void Reset() const { F<void (*)()>("fake_cudart_reset")(); }
+  int Calls(const char* symbol) const {
+    return F<int (*)(const char*)>("fake_cudart_call_count")(symbol);
+  }
+  template <typename T>
+  T Arg(const char* symbol, int index) const {
+    T value{};
+    int n = F<int (*)(const char*, int, void*, size_t)>("fake_cudart_last_arg")(symbol, index,
+                                                                              &value, sizeof(T));
+    EXPECT_EQ(n, static_cast<int>(sizeof(T))) << symbol << " arg " << index;
+    return value;
+  }
+  void SetResult(const char* symbol, int rc) const {
+    F<void (*)(const char*, int)>("fake_cudart_set_result")(symbol, rc);
+  }
+  template <typename T>
+  void SetOut(const char* symbol, int index, const T& value) const {
+    F<void (*)(const char*, int, const void*, size_t)>("fake_cudart_set_out")(symbol, index,
+                                                                             &value, sizeof(T));
+  }
+  int ChosenField(const char* field, void* out, size_t size) const {
+    return F<int (*)(const char*, void*, size_t)>("fake_cudart_chosen_field")(field, out, size);
+  }
+  void* h;
+};
+
+template <typename Fn>
+Fn Entry(Runtime& rt, int index) {
+  return reinterpret_cast<Fn>(rt.Resolve(index));
+}
+
+// ---- choice of runtime --------------------------------------------------------------------------
+
+std::vector<std::string> AllFakeDirs() {
+  std::vector<std::string> dirs;
+  for (int i = sizeof(kFakes) / sizeof(kFakes[0]) - 1; i >= 0; --i) {
+    dirs.push_back(FakeDir(kFakes[i].version));  // newest first
+  }
+  return dirs;
+}
+
+TEST(CudartChoice, NewestFamilyTheDriverSupports) {
+  struct Case {
+    int driver;
+    const char* expect;  // fake version, or "" for none
+  } cases[] = {
+      {13000, "13.0"}, {13010, "13.0"}, {12080, "12.8"}, {12000, "12.8"}, {11080, "11.8"},
+      {11000, "11.8"}, {10020, "10.2"}, {10010, "10.0"}, {10000, "10.0"}, {9020, ""},
+  };
+  for (const Case& c : cases) {
+    RuntimeOptions o;
+    o.search_paths = AllFakeDirs();
+    o.driver_version = c.driver;
+    auto rt = Runtime::Open(o);
+    ASSERT_NE(rt, nullptr);
+    if (c.expect[0] == '\0') {
+      EXPECT_FALSE(rt->ok()) << c.driver;
+      EXPECT_EQ(rt->error(), 303);
+      EXPECT_NE(rt->last_error().find("no usable CUDA runtime"), std::string::npos);
+      continue;
+    }
+    ASSERT_TRUE(rt->ok()) << c.driver << ": " << rt->last_error();
+    EXPECT_EQ(rt->path(), FakePath(c.expect)) << c.driver;
+    EXPECT_EQ(rt->family(), FakeOf(c.expect).family);
+    EXPECT_EQ(rt->version(), FakeOf(c.expect).reported);
+    EXPECT_EQ(rt->version_source(), "cudaRuntimeGetVersion");
+    EXPECT_EQ(rt->found_by(), RuntimeSource::kSearchPath);
+    // Every family the driver cannot run is recorded as skipped, with why.
+    int skipped = 0;
+    for (const RuntimeCandidate& cand : rt->candidates()) {
+      if (cand.rejection == RuntimeRejection::kDriverTooOld) {
+        ++skipped;
+        EXPECT_GT(cand.family, 0);
+        EXPECT_NE(cand.reason.find("cannot run"), std::string::npos);
+      }
+    }
+    EXPECT_EQ(skipped > 0, c.driver < 13000) << c.driver;
+  }
+}
+
+TEST(CudartChoice, ClampChoosesAnOlderFamily) {
+  RuntimeOptions o;
+  o.search_paths = AllFakeDirs();
+  o.driver_version = 13000;
+  o.max_cuda_version = 11040;
+  auto rt = Runtime::Open(o);
+  ASSERT_TRUE(rt->ok()) << rt->last_error();
+  EXPECT_EQ(rt->family(), 11);
+  EXPECT_EQ(rt->driver_version(), 11040);
+}
+
+TEST(CudartChoice, ExplicitPathIsTakenEvenWhenTheDriverIsTooOld) {
+  RuntimeOptions o;
+  o.runtime_path = FakePath("13.0");
+  o.driver_version = 12020;
+  auto rt = Runtime::Open(o);
+  ASSERT_TRUE(rt->ok()) << rt->last_error();
+  EXPECT_EQ(rt->family(), 13);
+  EXPECT_EQ(rt->found_by(), RuntimeSource::kOption);
+  ASSERT_FALSE(rt->warnings().empty());
+  EXPECT_NE(rt->warnings()[0].find("35"), std::string::npos);
+}
+
+TEST(CudartChoice, BadExplicitPathsAreClearErrors) {
+  const std::string tmp = testing::MakeTempDir("bad_runtimes");
+  // A truncated copy of a real-looking runtime, a text file, a relative path, a library that
+  // is not a runtime (this test's own libc).
+  std::string truncated = tmp + "/libcudart.so.12";
+  {
+    std::ifstream in(FakePath("12.4"), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(truncated, std::ios::binary).write(bytes.data(), 3000);
+  }
+  std::string text = tmp + "/libcudart.so.13";
+  std::ofstream(text) << "not a library\n";
+  struct Case {
+    std::string path;
+    RuntimeRejection rejection;
+  } cases[] = {
+      {truncated, RuntimeRejection::kUnloadableFile},
+      {text, RuntimeRejection::kDlopenFailed},
+      {"libcudart.so.12", RuntimeRejection::kNotAbsolute},
+      {tmp, RuntimeRejection::kUnloadableFile},
+      {tmp + "/missing.so", RuntimeRejection::kUnloadableFile},
+      {"/lib/x86_64-linux-gnu/libm.so.6", RuntimeRejection::kNotARuntime},
+  };
+  for (const Case& c : cases) {
+    RuntimeOptions o;
+    o.runtime_path = c.path;
+    o.driver_version = 13000;
+    auto rt = Runtime::Open(o);
+    ASSERT_NE(rt, nullptr);
+    EXPECT_EQ(rt->error(), 303) << c.path;
+    ASSERT_EQ(rt->candidates().size(), 1u) << c.path;
+    EXPECT_EQ(rt->candidates()[0].rejection, c.rejection)
+        << c.path << ": " << rt->candidates()[0].reason;
+    EXPECT_NE(rt->last_error().find(c.path), std::string::npos) << rt->last_error();
+    // Nothing crashes and every entry answers 303 when called.
+    EXPECT_EQ(rt->Resolve(kCudart_cudaGetDeviceCount), nullptr);
+    EXPECT_EQ(rt->missing_result(), 303);
+  }
+}
+
+TEST(CudartChoice, NothingFound) {
+  RuntimeOptions o;
+  o.search_paths = std::vector<std::string>{testing::MakeTempDir("empty_runtime_dir")};
+  o.driver_version = 13000;
+  auto rt = Runtime::Open(o);
+  EXPECT_EQ(rt->error(), 303);
+  EXPECT_EQ(rt->BindAll(), kCudartEntryCount);
+}
+
+// ---- version ------------------------------------------------------------------------------------
+
+TEST(CudartVersion, EveryFakeReportsItsVersion) {
+  for (const Fake& f : kFakes) {
+    auto rt = OpenFake(f.version);
+    ASSERT_TRUE(rt->ok());
+    EXPECT_EQ(rt->family(), f.family) << f.version;
+    EXPECT_EQ(rt->version(), f.reported) << f.version;
+  }
+}
+
+TEST(CudartVersion, WithoutAnAnswerTheSonameAndSymbolsDecide) {
+  // 11.x answers 35 and writes nothing when no usable driver is present.
+  const std::string path = FakePath("11.8");
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(h, nullptr) << dlerror();
+  reinterpret_cast<void (*)(const char*, int)>(dlsym(h, "fake_cudart_set_result"))(
+      "cudaRuntimeGetVersion", 35);
+  RuntimeOptions o;
+  o.runtime_path = path;
+  o.driver_version = 13000;
+  auto rt = Runtime::Open(o);
+  ASSERT_TRUE(rt->ok());
+  EXPECT_EQ(rt->family(), 11);
+  // 11.8 exports functions 11.2 lacks, so it is at least 11.8.
+  EXPECT_EQ(rt->version(), 11080);
+  EXPECT_NE(rt->version_source().find("returned 35"), std::string::npos) << rt->version_source();
+  reinterpret_cast<void (*)()>(dlsym(h, "fake_cudart_reset"))();
+  dlclose(h);
+}
+
+// ---- binding ------------------------------------------------------------------------------------
+
+TEST(CudartBinding, KnownVariantsPerFamily) {
+  struct Case {
+    const char* fake;
+    int index;
+    EntryStatus status;
+    const char* symbol;  // the runtime symbol for native entries
+  } cases[] = {
+      {"13.0", kCudart_cudaMemAdvise, EntryStatus::kNative, "cudaMemAdvise"},
+      {"12.5", kCudart_cudaMemAdvise, EntryStatus::kNative, "cudaMemAdvise_v2"},
+      {"12.0", kCudart_cudaMemAdvise, EntryStatus::kNative, "cudaMemAdvise_v2"},
+      {"11.8", kCudart_cudaMemAdvise, EntryStatus::kAdapter, ""},
+      {"10.0", kCudart_cudaMemAdvise, EntryStatus::kAdapter, ""},
+      {"12.4", kCudart_cudaStreamGetCaptureInfo, EntryStatus::kNative, "cudaStreamGetCaptureInfo_v3"},
+      {"12.0", kCudart_cudaStreamGetCaptureInfo, EntryStatus::kAdapter, ""},
+      {"12.4", kCudart_cudaGraphInstantiate, EntryStatus::kNative, "cudaGraphInstantiate"},
+      {"11.8", kCudart_cudaGraphInstantiate, EntryStatus::kAdapter, ""},
+      {"12.5", kCudart_cudaGetDeviceProperties, EntryStatus::kAdapter, ""},
+      {"13.0", kCudart_cudaGetDeviceProperties, EntryStatus::kNative, "cudaGetDeviceProperties"},
+      {"11.2", kCudart_cudaMemcpy, EntryStatus::kNative, "cudaMemcpy"},
+      {"11.8", kCudart_cudaGraphAddNode, EntryStatus::kMissing, ""},
+      // 11.2 has neither cudaGetDriverEntryPoint nor anything to adapt it from.
+      {"11.2", kCudart_cudaGetDriverEntryPoint, EntryStatus::kMissing, ""},
+      {"11.8", kCudart_cudaGetDriverEntryPoint, EntryStatus::kAdapter, ""},
+  };
+  for (const Case& c : cases) {
+    auto rt = OpenFake(c.fake);
+    void* fn = rt->Resolve(c.index);
+    EXPECT_EQ(rt->status(c.index), c.status) << c.fake << " " << CudartSymbol(c.index);
+    EXPECT_EQ(fn != nullptr, c.status != EntryStatus::kMissing);
+    EXPECT_EQ(rt->bound_symbol(c.index), c.symbol) << c.fake << " " << CudartSymbol(c.index);
+    if (c.status == EntryStatus::kNative) {
+      EXPECT_EQ(fn, dlsym(rt->handle(), c.symbol));
+    }
+    if (c.status == EntryStatus::kMissing) {
+      EXPECT_NE(rt->last_error().find(std::string(CudartSymbol(c.index))), std::string::npos);
+      EXPECT_NE(rt->last_error().find(rt->path()), std::string::npos);
+    }
+  }
+}
+
+TEST(CudartBinding, The13RuntimeServesEveryEntryNatively) {
+  auto rt = OpenFake("13.0");
+  EXPECT_EQ(rt->BindAll(), 0);
+  for (int i = 0; i < kCudartEntryCount; ++i) {
+    EXPECT_EQ(rt->status(i), EntryStatus::kNative) << CudartSymbol(i);
+    EXPECT_EQ(rt->bound_symbol(i), CudartSymbol(i));
+  }
+}
+
+TEST(CudartBinding, ConcurrentFirstCallsAgree) {
+  auto rt = OpenFake("12.4");
+  std::vector<std::vector<void*>> seen(8, std::vector<void*>(kCudartEntryCount));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < kCudartEntryCount; ++k) {
+        int i = (k + t * 37) % kCudartEntryCount;  // each thread starts elsewhere
+        seen[t][i] = rt->Resolve(i);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 1; t < 8; ++t) EXPECT_EQ(seen[t], seen[0]);
+}
+
+// ---- adapters: the arguments the old prototypes received ------------------------------------------
+
+const void* const kPtr = reinterpret_cast<const void*>(0x7f0000001000);
+const cudaStream_t kStream = reinterpret_cast<cudaStream_t>(0x5151);
+
+cudaMemLocation Location(cudaMemLocationType type, int id) {
+  cudaMemLocation l{};
+  l.type = type;
+  l.id = id;
+  return l;
+}
+
+TEST(CudartAdapters, MemAdviseLocationToOrdinal) {
+  for (const char* v : {"10.0", "11.2", "11.8"}) {
+    auto rt = OpenFake(v);
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaMemAdvise)>(*rt, kCudart_cudaMemAdvise);
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(fn(kPtr, 4096, cudaMemAdviseSetPreferredLocation, Location(cudaMemLocationTypeDevice, 3)),
+              cudaSuccess);
+    EXPECT_EQ(fake.Arg<const void*>("cudaMemAdvise", 0), kPtr);
+    EXPECT_EQ(fake.Arg<size_t>("cudaMemAdvise", 1), 4096u);
+    EXPECT_EQ(fake.Arg<int>("cudaMemAdvise", 2), cudaMemAdviseSetPreferredLocation);
+    EXPECT_EQ(fake.Arg<int>("cudaMemAdvise", 3), 3);
+    EXPECT_EQ(fn(kPtr, 64, cudaMemAdviseSetAccessedBy, Location(cudaMemLocationTypeHost, 0)),
+              cudaSuccess);
+    EXPECT_EQ(fake.Arg<int>("cudaMemAdvise", 3), cudaCpuDeviceId);
+    EXPECT_EQ(fake.Calls("cudaMemAdvise"), 2);
+    EXPECT_EQ(fn(kPtr, 64, cudaMemAdviseSetAccessedBy, Location(cudaMemLocationTypeHostNuma, 1)),
+              cudaErrorNotSupported);
+    EXPECT_EQ(fake.Calls("cudaMemAdvise"), 2);
+    EXPECT_NE(rt->last_error().find("cudaMemLocation"), std::string::npos);
+    // The runtime's own result comes back.
+    fake.SetResult("cudaMemAdvise", cudaErrorInvalidDevice);
+    EXPECT_EQ(fn(kPtr, 64, cudaMemAdviseSetAccessedBy, Location(cudaMemLocationTypeDevice, 9)),
+              cudaErrorInvalidDevice);
+  }
+}
+
+TEST(CudartAdapters, MemAdviseIsNativeOn12WithTheLocation) {
+  auto rt = OpenFake("12.5");
+  Control fake(*rt);
+  auto fn = Entry<decltype(&cudaMemAdvise)>(*rt, kCudart_cudaMemAdvise);
+  cudaMemLocation loc = Location(cudaMemLocationTypeHostNuma, 5);
+  EXPECT_EQ(fn(kPtr, 64, cudaMemAdviseSetReadMostly, loc), cudaSuccess);
+  EXPECT_EQ(fake.Calls("cudaMemAdvise"), 0);
+  cudaMemLocation got = fake.Arg<cudaMemLocation>("cudaMemAdvise_v2", 3);
+  EXPECT_EQ(got.type, cudaMemLocationTypeHostNuma);
+  EXPECT_EQ(got.id, 5);
+}
+
+TEST(CudartAdapters, MemPrefetchLocationToOrdinal) {
+  auto rt = OpenFake("11.8");
+  Control fake(*rt);
+  auto fn = Entry<decltype(&cudaMemPrefetchAsync)>(*rt, kCudart_cudaMemPrefetchAsync);
+  EXPECT_EQ(fn(kPtr, 1 << 20, Location(cudaMemLocationTypeDevice, 2), 0, kStream), cudaSuccess);
+  EXPECT_EQ(fake.Arg<const void*>("cudaMemPrefetchAsync", 0), kPtr);
+  EXPECT_EQ(fake.Arg<size_t>("cudaMemPrefetchAsync", 1), size_t{1} << 20);
+  EXPECT_EQ(fake.Arg<int>("cudaMemPrefetchAsync", 2), 2);
+  EXPECT_EQ(fake.Arg<cudaStream_t>("cudaMemPrefetchAsync", 3), kStream);
+  EXPECT_EQ(fn(kPtr, 8, Location(cudaMemLocationTypeHost, 0), 0, kStream), cudaSuccess);
+  EXPECT_EQ(fake.Arg<int>("cudaMemPrefetchAsync", 2), cudaCpuDeviceId);
+  EXPECT_EQ(fn(kPtr, 8, Location(cudaMemLocationTypeDevice, 0), 1, kStream), cudaErrorNotSupported);
+  EXPECT_EQ(fake.Calls("cudaMemPrefetchAsync"), 2);
+  // The per-thread twin calls the per-thread old function.
+  auto ptsz = Entry<decltype(&cudaMemPrefetchAsync)>(*rt, kCudart_cudaMemPrefetchAsync_ptsz);
+  EXPECT_EQ(ptsz(kPtr, 8, Location(cudaMemLocationTypeDevice, 1), 0, kStream), cudaSuccess);
+  EXPECT_EQ(fake.Calls("cudaMemPrefetchAsync_ptsz"), 1);
+  EXPECT_EQ(fake.Arg<int>("cudaMemPrefetchAsync_ptsz", 2), 1);
+}
+
+TEST(CudartAdapters, GraphInstantiateFlags) {
+  const cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(0x6a);
+  {
+    auto rt = OpenFake("11.8");
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaGraphInstantiate)>(*rt, kCudart_cudaGraphInstantiate);
+    cudaGraphExec_t exec = nullptr;
+    EXPECT_EQ(fn(&exec, graph, 0), cudaSuccess);
+    EXPECT_EQ(fake.Arg<cudaGraphExec_t*>("cudaGraphInstantiate", 0), &exec);
+    EXPECT_EQ(fake.Arg<cudaGraph_t>("cudaGraphInstantiate", 1), graph);
+    EXPECT_EQ(fake.Arg<void*>("cudaGraphInstantiate", 2), nullptr);
+    EXPECT_EQ(fake.Arg<char*>("cudaGraphInstantiate", 3), nullptr);
+    EXPECT_EQ(fake.Arg<size_t>("cudaGraphInstantiate", 4), 0u);
+    EXPECT_EQ(fn(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch), cudaSuccess);
+    EXPECT_EQ(fake.Calls("cudaGraphInstantiateWithFlags"), 1);
+    EXPECT_EQ(fake.Arg<unsigned long long>("cudaGraphInstantiateWithFlags", 2),
+              static_cast<unsigned long long>(cudaGraphInstantiateFlagAutoFreeOnLaunch));
+  }
+  {
+    auto rt = OpenFake("11.2");  // no cudaGraphInstantiateWithFlags before 11.4
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaGraphInstantiate)>(*rt, kCudart_cudaGraphInstantiate);
+    cudaGraphExec_t exec = nullptr;
+    EXPECT_EQ(fn(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch), cudaErrorNotSupported);
+    EXPECT_EQ(fake.Calls("cudaGraphInstantiate"), 0);
+  }
+}
+
+TEST(CudartAdapters, GraphExecUpdateResultInfo) {
+  auto rt = OpenFake("11.8");
+  Control fake(*rt);
+  auto fn = Entry<decltype(&cudaGraphExecUpdate)>(*rt, kCudart_cudaGraphExecUpdate);
+  const cudaGraphNode_t node = reinterpret_cast<cudaGraphNode_t>(0xabc);
+  fake.SetOut("cudaGraphExecUpdate", 2, node);
+  fake.SetOut("cudaGraphExecUpdate", 3, cudaGraphExecUpdateErrorTopologyChanged);
+  fake.SetResult("cudaGraphExecUpdate", cudaErrorGraphExecUpdateFailure);
+  cudaGraphExecUpdateResultInfo info;
+  std::memset(&info, 0x5a, sizeof(info));
+  EXPECT_EQ(fn(reinterpret_cast<cudaGraphExec_t>(0x1), reinterpret_cast<cudaGraph_t>(0x2), &info),
+            cudaErrorGraphExecUpdateFailure);
+  EXPECT_EQ(info.result, cudaGraphExecUpdateErrorTopologyChanged);
+  EXPECT_EQ(info.errorNode, node);
+  EXPECT_EQ(info.errorFromNode, nullptr);
+  EXPECT_EQ(fake.Arg<cudaGraphExec_t>("cudaGraphExecUpdate", 0),
+            reinterpret_cast<cudaGraphExec_t>(0x1));
+}
+
+TEST(CudartAdapters, StreamGetCaptureInfoWithoutEdges) {
+  // 12.0 (no _v3) and 11.8 use _v2; 11.2 has only v1.
+  for (const char* v : {"12.0", "11.8"}) {
+    auto rt = OpenFake(v);
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaStreamGetCaptureInfo)>(*rt, kCudart_cudaStreamGetCaptureInfo);
+    ASSERT_NE(fn, nullptr) << v;
+    fake.SetOut("cudaStreamGetCaptureInfo_v2", 5, size_t{4});
+    cudaStreamCaptureStatus status;
+    unsigned long long id = 0;
+    cudaGraph_t graph = nullptr;
+    const cudaGraphNode_t* deps = nullptr;
+    const cudaGraphEdgeData* edges = reinterpret_cast<const cudaGraphEdgeData*>(0x1);
+    size_t n = 0;
+    EXPECT_EQ(fn(kStream, &status, &id, &graph, &deps, &edges, &n), cudaSuccess) << v;
+    EXPECT_EQ(fake.Calls("cudaStreamGetCaptureInfo_v2"), 1) << v;
+    EXPECT_EQ(fake.Arg<cudaStream_t>("cudaStreamGetCaptureInfo_v2", 0), kStream);
+    EXPECT_EQ(fake.Arg<size_t*>("cudaStreamGetCaptureInfo_v2", 5), &n);
+    EXPECT_EQ(n, 4u);
+    // Default edges only, reported as the 13.0 runtime does: n zeroed edge data.
+    ASSERT_NE(edges, nullptr);
+    const cudaGraphEdgeData zero{};
+    for (size_t k = 0; k < n; ++k) EXPECT_EQ(std::memcmp(&edges[k], &zero, sizeof(zero)), 0);
+  }
+  auto rt = OpenFake("11.2");
+  Control fake(*rt);
+  auto fn = Entry<decltype(&cudaStreamGetCaptureInfo)>(*rt, kCudart_cudaStreamGetCaptureInfo);
+  cudaStreamCaptureStatus status;
+  unsigned long long id = 0;
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(fn(kStream, &status, &id, nullptr, nullptr, nullptr, nullptr), cudaSuccess);
+  EXPECT_EQ(fake.Calls("cudaStreamGetCaptureInfo"), 1);
+  EXPECT_EQ(fake.Arg<unsigned long long*>("cudaStreamGetCaptureInfo", 2), &id);
+  EXPECT_EQ(fn(kStream, &status, &id, &graph, nullptr, nullptr, nullptr), cudaErrorNotSupported);
+  EXPECT_EQ(fake.Calls("cudaStreamGetCaptureInfo"), 1);
+}
+
+TEST(CudartAdapters, EdgeDataOnlyWhenDefault) {
+  auto rt = OpenFake("12.0");
+  Control fake(*rt);
+  cudaGraphNode_t from[2] = {reinterpret_cast<cudaGraphNode_t>(0x10),
+                             reinterpret_cast<cudaGraphNode_t>(0x11)};
+  cudaGraphNode_t to[2] = {reinterpret_cast<cudaGraphNode_t>(0x20),
+                           reinterpret_cast<cudaGraphNode_t>(0x21)};
+  const cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(0x6a);
+  cudaGraphEdgeData edge_data[2] = {};
+  auto add = Entry<decltype(&cudaGraphAddDependencies)>(*rt, kCudart_cudaGraphAddDependencies);
+  EXPECT_EQ(add(graph, from, to, nullptr, 2), cudaSuccess);
+  EXPECT_EQ(fake.Arg<const cudaGraphNode_t*>("cudaGraphAddDependencies", 1), from);
+  EXPECT_EQ(fake.Arg<const cudaGraphNode_t*>("cudaGraphAddDependencies", 2), to);
+  EXPECT_EQ(fake.Arg<size_t>("cudaGraphAddDependencies", 3), 2u);
+  EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaErrorNotSupported);
+  EXPECT_EQ(fake.Calls("cudaGraphAddDependencies"), 1);
+
+  auto remove =
+      Entry<decltype(&cudaGraphRemoveDependencies)>(*rt, kCudart_cudaGraphRemoveDependencies);
+  EXPECT_EQ(remove(graph, from, to, nullptr, 1), cudaSuccess);
+  EXPECT_EQ(fake.Arg<size_t>("cudaGraphRemoveDependencies", 3), 1u);
+
+  auto update = Entry<decltype(&cudaStreamUpdateCaptureDependencies)>(
+      *rt, kCudart_cudaStreamUpdateCaptureDependencies);
+  EXPECT_EQ(update(kStream, from, nullptr, 2, cudaStreamSetCaptureDependencies), cudaSuccess);
+  EXPECT_EQ(fake.Arg<cudaGraphNode_t*>("cudaStreamUpdateCaptureDependencies", 1), from);
+  EXPECT_EQ(fake.Arg<size_t>("cudaStreamUpdateCaptureDependencies", 2), 2u);
+  EXPECT_EQ(fake.Arg<unsigned>("cudaStreamUpdateCaptureDependencies", 3),
+            static_cast<unsigned>(cudaStreamSetCaptureDependencies));
+  EXPECT_EQ(update(kStream, from, edge_data, 2, 0), cudaErrorNotSupported);
+
+  // Edges out: default edges reported as zeroed edge data.
+  std::memset(edge_data, 0xff, sizeof(edge_data));
+  size_t count = 2;
+  auto edges = Entry<decltype(&cudaGraphGetEdges)>(*rt, kCudart_cudaGraphGetEdges);
+  EXPECT_EQ(edges(graph, from, to, edge_data, &count), cudaSuccess);
+  EXPECT_EQ(fake.Arg<size_t*>("cudaGraphGetEdges", 3), &count);
+  const cudaGraphEdgeData zero{};
+  EXPECT_EQ(std::memcmp(&edge_data[0], &zero, sizeof(zero)), 0);
+  EXPECT_EQ(std::memcmp(&edge_data[1], &zero, sizeof(zero)), 0);
+
+  std::memset(edge_data, 0xff, sizeof(edge_data));
+  size_t deps = 1;
+  fake.SetOut("cudaGraphNodeGetDependencies", 2, size_t{1});
+  auto node_deps =
+      Entry<decltype(&cudaGraphNodeGetDependencies)>(*rt, kCudart_cudaGraphNodeGetDependencies);
+  EXPECT_EQ(node_deps(from[0], to, edge_data, &deps), cudaSuccess);
+  EXPECT_EQ(fake.Arg<cudaGraphNode_t>("cudaGraphNodeGetDependencies", 0), from[0]);
+  EXPECT_EQ(std::memcmp(&edge_data[0], &zero, sizeof(zero)), 0);
+  EXPECT_NE(std::memcmp(&edge_data[1], &zero, sizeof(zero)), 0);  // beyond the count: untouched
+
+  auto dependents = Entry<decltype(&cudaGraphNodeGetDependentNodes)>(
+      *rt, kCudart_cudaGraphNodeGetDependentNodes);
+  deps = 2;
+  EXPECT_EQ(dependents(from[1], to, nullptr, &deps), cudaSuccess);
+  EXPECT_EQ(fake.Arg<cudaGraphNode_t>("cudaGraphNodeGetDependentNodes", 0), from[1]);
+}
+
+TEST(CudartAdapters, GetDriverEntryPointStatus) {
+  auto rt = OpenFake("11.8");
+  Control fake(*rt);
+  auto fn = Entry<decltype(&cudaGetDriverEntryPoint)>(*rt, kCudart_cudaGetDriverEntryPoint);
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult status = cudaDriverEntryPointVersionNotSufficent;
+  EXPECT_EQ(fn("cuMemAlloc", &p, cudaEnableDefault, &status), cudaSuccess);
+  EXPECT_EQ(status, cudaDriverEntryPointSuccess);
+  EXPECT_STREQ(fake.Arg<const char*>("cudaGetDriverEntryPoint", 0), "cuMemAlloc");
+  EXPECT_EQ(fake.Arg<void**>("cudaGetDriverEntryPoint", 1), &p);
+  fake.SetResult("cudaGetDriverEntryPoint", cudaErrorSymbolNotFound);
+  EXPECT_EQ(fn("cuNothing", &p, cudaEnableDefault, &status), cudaErrorSymbolNotFound);
+  EXPECT_EQ(status, cudaDriverEntryPointSymbolNotFound);
+}
+
+// ---- cudaDeviceProp: the fakes fill every field of their own layout by name ----------------------
+
+// The fakes' documented pattern: byte k of field F = low byte of fnv1a32(F) + k.
+uint32_t Fnv1a(const char* s) {
+  uint32_t h = 2166136261u;
+  for (; *s != '\0'; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 16777619u;
+  return h;
+}
+
+struct PropField {
+  const char* name;
+  int off13, size, off12, off11;
+};
+constexpr PropField kPropFields[] = {
+#define CUDYN_DEVICE_PROP_FIELD(name, off13, size, off12, off11) {#name, off13, size, off12, off11},
+#define CUDYN_DEVICE_PROP_SIZE(family, size)
+#include "version_tables/generated_cudart/cudart_device_prop.inc"
+#undef CUDYN_DEVICE_PROP_FIELD
+#undef CUDYN_DEVICE_PROP_SIZE
+};
+
+bool Readable(const std::string& name) {
+  return name == "name" || name == "major" || name == "minor" || name == "multiProcessorCount" ||
+         name == "totalGlobalMem";
+}
+
+TEST(CudartDeviceProp, ConvertedFieldByFieldFromEveryLayout) {
+  for (const Fake& f : kFakes) {
+    auto rt = OpenFake(f.version);
+    auto fn = Entry<decltype(&cudaGetDeviceProperties)>(*rt, kCudart_cudaGetDeviceProperties);
+    ASSERT_NE(fn, nullptr) << f.version;
+    cudaDeviceProp prop;
+    std::memset(&prop, 0xee, sizeof(prop));
+    ASSERT_EQ(fn(&prop, 0), cudaSuccess) << f.version;
+    // Fields every layout has, read by name with the 13.0 declaration.
+    EXPECT_EQ(std::string(prop.name), std::string("cudyn fake runtime ") + f.version);
+    EXPECT_EQ(prop.major, 9);
+    EXPECT_EQ(prop.minor, 0);
+    EXPECT_EQ(prop.multiProcessorCount, 132);
+    EXPECT_EQ(prop.totalGlobalMem, 85899345920u);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&prop);
+    int present = 0, zeroed = 0;
+    for (const PropField& field : kPropFields) {
+      if (Readable(field.name)) continue;
+      int off = f.family == 13 ? field.off13 : f.family == 12 ? field.off12 : field.off11;
+      for (int k = 0; k < field.size; ++k) {
+        unsigned char want = off >= 0 ? static_cast<unsigned char>(Fnv1a(field.name) + k) : 0;
+        ASSERT_EQ(bytes[field.off13 + k], want)
+            << f.version << " field " << field.name << " byte " << k;
+      }
+      (off >= 0 ? present : zeroed)++;
+    }
+    EXPECT_GT(present, 50) << f.version;
+    if (f.family == 13) EXPECT_EQ(zeroed, 0);
+  }
+}
+
+TEST(CudartDeviceProp, ChooseDeviceConvertsTheRequest) {
+  for (const char* v : {"11.8", "12.4", "13.0"}) {
+    auto rt = OpenFake(v);
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaChooseDevice)>(*rt, kCudart_cudaChooseDevice);
+    cudaDeviceProp want{};
+    std::strcpy(want.name, "wanted");
+    want.major = 8;
+    want.minor = 6;
+    want.multiProcessorCount = 7;
+    want.totalGlobalMem = 123456789;
+    want.concurrentKernels = 1;
+    int device = -1;
+    ASSERT_EQ(fn(&device, &want), cudaSuccess) << v;
+    EXPECT_EQ(device, 0);
+    int major = 0, mpc = 0;
+    size_t mem = 0;
+    char name[256] = {};
+    ASSERT_EQ(fake.ChosenField("major", &major, sizeof(major)), 4);
+    ASSERT_EQ(fake.ChosenField("multiProcessorCount", &mpc, sizeof(mpc)), 4);
+    ASSERT_EQ(fake.ChosenField("totalGlobalMem", &mem, sizeof(mem)), 8);
+    ASSERT_EQ(fake.ChosenField("name", name, sizeof(name)), 256);
+    EXPECT_EQ(major, 8) << v;
+    EXPECT_EQ(mpc, 7) << v;
+    EXPECT_EQ(mem, 123456789u) << v;
+    EXPECT_STREQ(name, "wanted");
+  }
+}
+
+}  // namespace
+}  // namespace cudyn
