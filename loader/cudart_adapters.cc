@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "loader/cudart.h"
 #include "loader/internal.h"
@@ -187,6 +188,18 @@ cudaError_t GraphExecUpdateResultInfo(cudaGraphExec_t hGraphExec, cudaGraph_t hG
   return rc;
 }
 
+// `n` zeroed (default) edges, per thread; nullptr when out of memory.
+const cudaGraphEdgeData* DefaultEdges(size_t n) {
+  thread_local std::vector<cudaGraphEdgeData> edges;
+  try {
+    if (edges.size() < n) edges.resize(n);
+  } catch (...) {
+    return nullptr;
+  }
+  std::memset(edges.data(), 0, n * sizeof(cudaGraphEdgeData));
+  return edges.data();
+}
+
 template <int I, bool kPtsz>
 cudaError_t StreamGetCaptureInfoImpl(cudaStream_t stream,
                                      enum cudaStreamCaptureStatus* captureStatus_out,
@@ -197,11 +210,18 @@ cudaError_t StreamGetCaptureInfoImpl(cudaStream_t stream,
   Runtime* rt = CudartAdapterRuntime(I);
   using V2 = cudaError_t (*)(cudaStream_t, enum cudaStreamCaptureStatus*, unsigned long long*,
                              cudaGraph_t*, const cudaGraphNode_t**, size_t*);
-  // A runtime without edge data has only default edges: reported as NULL edge data.
   if (edgeData_out != nullptr) *edgeData_out = nullptr;
   if (auto fn = Old<V2>(rt, kPtsz ? "cudaStreamGetCaptureInfo_v2_ptsz" : "cudaStreamGetCaptureInfo_v2")) {
-    return fn(stream, captureStatus_out, id_out, graph_out, dependencies_out,
-              numDependencies_out);
+    cudaError_t rc = fn(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+                        numDependencies_out);
+    if (rc == cudaSuccess && edgeData_out != nullptr && numDependencies_out != nullptr &&
+        *numDependencies_out > 0) {
+      // A runtime without edge data has only default edges. The 13.0 runtime reports them as an
+      // array of zeroed edge data (measured on the H100), valid until the next call on this
+      // thread; so does this adapter.
+      *edgeData_out = DefaultEdges(*numDependencies_out);
+    }
+    return rc;
   }
   using V1 = cudaError_t (*)(cudaStream_t, enum cudaStreamCaptureStatus*, unsigned long long*);
   auto fn = Old<V1>(rt, kPtsz ? "cudaStreamGetCaptureInfo_ptsz" : "cudaStreamGetCaptureInfo");
