@@ -3,6 +3,7 @@
 // plain function with the 13.0 prototype, instantiated once per adapter instance id so it can
 // find its Runtime without an extra argument; it calls the runtime's older function by name.
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include <cstring>
 #include <mutex>
@@ -376,21 +377,56 @@ cudaError_t GraphNodeGetDependentNodesNoEdges(cudaGraphNode_t node,
                           pNumDependentNodes);
 }
 
-template <int I>
-cudaError_t GetDriverEntryPointStatus(const char* symbol, void** funcPtr,
-                                      unsigned long long flags,
-                                      enum cudaDriverEntryPointQueryResult* driverStatus) {
+// cudaGetDriverEntryPoint where the runtime predates it (11.2): what 11.3+ runtimes do — ask the
+// driver's cuGetProcAddress at the runtime's version (never above the driver's) with the same
+// flags (cudaEnable* and CU_GET_PROC_ADDRESS_* share their values); drivers before 11.3 have no
+// cuGetProcAddress, so the exact exported name is looked up there.
+cudaError_t DriverEntryPoint(const Runtime& rt, const char* symbol, void** funcPtr,
+                             unsigned long long flags) {
+  if (symbol == nullptr || funcPtr == nullptr) return cudaErrorInvalidValue;
+  *funcPtr = nullptr;
+  Driver& driver = DefaultDriver();
+  if (!driver.ok()) return cudaErrorInsufficientDriver;
+  using GetProcAddressFn = int (*)(const char*, void**, int, unsigned long long);
+  auto gpa = reinterpret_cast<GetProcAddressFn>(dlsym(driver.handle(), "cuGetProcAddress"));
+  if (gpa != nullptr) {
+    const int version = rt.version() < driver.cuda_version() ? rt.version() : driver.cuda_version();
+    return gpa(symbol, funcPtr, version, flags) == 0 && *funcPtr != nullptr
+               ? cudaSuccess
+               : cudaErrorSymbolNotFound;
+  }
+  *funcPtr = dlsym(driver.handle(), symbol);
+  return *funcPtr != nullptr ? cudaSuccess : cudaErrorSymbolNotFound;
+}
+
+template <int I, bool kPtsz>
+cudaError_t GetDriverEntryPointStatusImpl(const char* symbol, void** funcPtr,
+                                          unsigned long long flags,
+                                          enum cudaDriverEntryPointQueryResult* driverStatus) {
   Runtime* rt = CudartAdapterRuntime(I);
   using Fn = cudaError_t (*)(const char*, void**, unsigned long long);
-  auto fn = Old<Fn>(rt, "cudaGetDriverEntryPoint");
-  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
-  cudaError_t rc = fn(symbol, funcPtr, flags);
+  auto fn = Old<Fn>(rt, kPtsz ? "cudaGetDriverEntryPoint_ptsz" : "cudaGetDriverEntryPoint");
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
+  cudaError_t rc = fn != nullptr ? fn(symbol, funcPtr, flags)
+                                 : DriverEntryPoint(*rt, symbol, funcPtr, flags);
   if (driverStatus != nullptr) {
     // 11.x reports a symbol it cannot find as an error; 12.x+ as success + this status.
     *driverStatus = rc == cudaSuccess ? cudaDriverEntryPointSuccess
                                       : cudaDriverEntryPointSymbolNotFound;
   }
   return rc;
+}
+template <int I>
+cudaError_t GetDriverEntryPointStatus(const char* symbol, void** funcPtr,
+                                      unsigned long long flags,
+                                      enum cudaDriverEntryPointQueryResult* driverStatus) {
+  return GetDriverEntryPointStatusImpl<I, false>(symbol, funcPtr, flags, driverStatus);
+}
+template <int I>
+cudaError_t GetDriverEntryPointStatusPtsz(const char* symbol, void** funcPtr,
+                                          unsigned long long flags,
+                                          enum cudaDriverEntryPointQueryResult* driverStatus) {
+  return GetDriverEntryPointStatusImpl<I, true>(symbol, funcPtr, flags, driverStatus);
 }
 
 template <int I>
@@ -419,10 +455,37 @@ cudaError_t ChooseDevicePropConvert(int* device, const struct cudaDeviceProp* pr
   return fn(device, old);
 }
 
+// ---- generated zero-tail adapters (version_tables/generated_cudart/cudart_zero_tail.inc) ----
+// An entry whose only difference from an older runtime's symbol is output structs to which 13.0
+// only appended fields: each non-null output struct is zero-filled at its 13.0 size, then the
+// first older symbol present is called with the same arguments. The older runtime writes its
+// (shorter) prefix; the appended fields stay zero, their "not reported" value.
+#define CUDYN_CUDART_ZERO_OUT(arg, size13)                                    \
+  static_assert(sizeof(*(arg)) == (size13), "facts disagree with the headers"); \
+  if ((arg) != nullptr) std::memset((arg), 0, sizeof(*(arg)));
+#define CUDYN_EXPAND(...) __VA_ARGS__
+#define CUDYN_CUDART_ZERO_TAIL(name, ret, params, args, olds, zero_outs)              \
+  template <int I>                                                                    \
+  ret name params {                                                                   \
+    Runtime* rt = CudartAdapterRuntime(I);                                            \
+    using Fn = ret(*) params;                                                         \
+    Fn fn = nullptr;                                                                  \
+    const char* old_names = olds "\0";                                                \
+    for (const char* n = old_names; fn == nullptr && *n != '\0'; n += std::strlen(n) + 1) { \
+      fn = Old<Fn>(rt, n);                                                            \
+    }                                                                                 \
+    if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;       \
+    CUDYN_EXPAND zero_outs                                                            \
+    return fn args;                                                                   \
+  }
+#include "version_tables/generated_cudart/cudart_zero_tail.inc"
+#undef CUDYN_CUDART_ZERO_TAIL
+#undef CUDYN_CUDART_ZERO_OUT
+
 // The older runtime functions each adapter can work with (it is bound if any is present).
 struct AdapterRow {
   CudartAdapter adapter;
-  const char* needs[2];
+  const char* needs;  // NUL-separated names, ending with an empty one
   void* instances[kMaxCudartInstances];
 };
 
@@ -432,33 +495,40 @@ struct AdapterRow {
    reinterpret_cast<void*>(&fn<2>), reinterpret_cast<void*>(&fn<3>), \
    reinterpret_cast<void*>(&fn<4>), reinterpret_cast<void*>(&fn<5>), \
    reinterpret_cast<void*>(&fn<6>), reinterpret_cast<void*>(&fn<7>)}
-#define CUDYN_ROW(name, need0, need1) \
-  {CudartAdapter::k##name, {need0, need1}, CUDYN_INSTANCES(name)}
+// `needs`: "a" or "a\0b"; the extra "\0" ends the list.
+#define CUDYN_ROW(name, needs) {CudartAdapter::k##name, needs "\0", CUDYN_INSTANCES(name)}
 
 const AdapterRow kAdapterRows[] = {
-    CUDYN_ROW(MemAdviseLocation, "cudaMemAdvise", nullptr),
-    CUDYN_ROW(MemPrefetchLocation, "cudaMemPrefetchAsync", nullptr),
-    CUDYN_ROW(MemPrefetchLocationPtsz, "cudaMemPrefetchAsync_ptsz", nullptr),
-    CUDYN_ROW(GraphInstantiateFlags, "cudaGraphInstantiate", nullptr),
-    CUDYN_ROW(GraphExecUpdateResultInfo, "cudaGraphExecUpdate", nullptr),
-    CUDYN_ROW(StreamGetCaptureInfoNoEdges, "cudaStreamGetCaptureInfo_v2", "cudaStreamGetCaptureInfo"),
-    CUDYN_ROW(StreamGetCaptureInfoNoEdgesPtsz, "cudaStreamGetCaptureInfo_v2_ptsz",
-              "cudaStreamGetCaptureInfo_ptsz"),
-    CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdges, "cudaStreamUpdateCaptureDependencies",
-              nullptr),
+    CUDYN_ROW(MemAdviseLocation, "cudaMemAdvise"),
+    CUDYN_ROW(MemPrefetchLocation, "cudaMemPrefetchAsync"),
+    CUDYN_ROW(MemPrefetchLocationPtsz, "cudaMemPrefetchAsync_ptsz"),
+    CUDYN_ROW(GraphInstantiateFlags, "cudaGraphInstantiate"),
+    CUDYN_ROW(GraphExecUpdateResultInfo, "cudaGraphExecUpdate"),
+    CUDYN_ROW(StreamGetCaptureInfoNoEdges,
+              "cudaStreamGetCaptureInfo_v2\0" "cudaStreamGetCaptureInfo"),
+    CUDYN_ROW(StreamGetCaptureInfoNoEdgesPtsz,
+              "cudaStreamGetCaptureInfo_v2_ptsz\0" "cudaStreamGetCaptureInfo_ptsz"),
+    CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdges, "cudaStreamUpdateCaptureDependencies"),
     CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdgesPtsz,
-              "cudaStreamUpdateCaptureDependencies_ptsz", nullptr),
-    CUDYN_ROW(GraphAddDependenciesNoEdges, "cudaGraphAddDependencies", nullptr),
-    CUDYN_ROW(GraphRemoveDependenciesNoEdges, "cudaGraphRemoveDependencies", nullptr),
-    CUDYN_ROW(GraphGetEdgesNoEdges, "cudaGraphGetEdges", nullptr),
-    CUDYN_ROW(GraphNodeGetDependenciesNoEdges, "cudaGraphNodeGetDependencies", nullptr),
-    CUDYN_ROW(GraphNodeGetDependentNodesNoEdges, "cudaGraphNodeGetDependentNodes", nullptr),
-    CUDYN_ROW(GetDriverEntryPointStatus, "cudaGetDriverEntryPoint", nullptr),
-    CUDYN_ROW(DevicePropConvert, "cudaGetDeviceProperties_v2", "cudaGetDeviceProperties"),
-    CUDYN_ROW(ChooseDevicePropConvert, "cudaChooseDevice", nullptr),
+              "cudaStreamUpdateCaptureDependencies_ptsz"),
+    CUDYN_ROW(GraphAddDependenciesNoEdges, "cudaGraphAddDependencies"),
+    CUDYN_ROW(GraphRemoveDependenciesNoEdges, "cudaGraphRemoveDependencies"),
+    CUDYN_ROW(GraphGetEdgesNoEdges, "cudaGraphGetEdges"),
+    CUDYN_ROW(GraphNodeGetDependenciesNoEdges, "cudaGraphNodeGetDependencies"),
+    CUDYN_ROW(GraphNodeGetDependentNodesNoEdges, "cudaGraphNodeGetDependentNodes"),
+    // Before 11.3 (no cudaGetDriverEntryPoint) the driver answers: bound on any runtime.
+    CUDYN_ROW(GetDriverEntryPointStatus, "cudaGetDriverEntryPoint\0cudaRuntimeGetVersion"),
+    CUDYN_ROW(GetDriverEntryPointStatusPtsz, "cudaGetDriverEntryPoint_ptsz\0cudaRuntimeGetVersion"),
+    CUDYN_ROW(DevicePropConvert, "cudaGetDeviceProperties_v2\0" "cudaGetDeviceProperties"),
+    CUDYN_ROW(ChooseDevicePropConvert, "cudaChooseDevice"),
+// The generated zero-tail adapters, after the hand-written ones.
+#define CUDYN_CUDART_ZERO_TAIL(name, ret, params, args, olds, zero_outs) CUDYN_ROW(name, olds),
+#include "version_tables/generated_cudart/cudart_zero_tail.inc"
+#undef CUDYN_CUDART_ZERO_TAIL
 };
 #undef CUDYN_ROW
 #undef CUDYN_INSTANCES
+#undef CUDYN_EXPAND
 
 // Every adapter the facts name has a row here, and nothing else: the build fails otherwise.
 constexpr int kGeneratedAdapterCount = 0
@@ -501,8 +571,8 @@ void* CudartAdapterFunction(int adapter, int id, const Runtime& runtime) {
 #else
   for (const AdapterRow& row : kAdapterRows) {
     if (static_cast<int>(row.adapter) != adapter) continue;
-    for (const char* need : row.needs) {
-      if (need != nullptr && runtime.Symbol(need) != nullptr) return row.instances[id];
+    for (const char* need = row.needs; *need != '\0'; need += std::strlen(need) + 1) {
+      if (runtime.Symbol(need) != nullptr) return row.instances[id];
     }
     return nullptr;
   }

@@ -3,7 +3,7 @@
 //
 // One entry per cuda* function the 13.0 runtime exports and the 13.0 headers declare; indices
 // are the slot indices of loader/cudart.h and stubs/. For each entry and runtime family
-// (10, 11, 12, 13) a rule: the runtime symbols whose prototype and struct sizes equal the entry's
+// (10, 11, 12, 13) a rule: the runtime symbols whose prototype and struct layouts fit the entry's
 // (tried in order), the adapter serving it otherwise, and why it is missing when neither fits.
 // Constant-initialised: usable before main and without a runtime.
 #ifndef CUDYN_VERSION_TABLES_CUDART_TABLE_H_
@@ -16,8 +16,10 @@
 
 namespace cudyn {
 
-// Hand-written adapters (loader/cudart_adapters.cc), one id per row of
-// version_tables/inputs/cudart_adapters.tsv.
+// Adapters (loader/cudart_adapters.cc): the hand-written ones, one id per row of
+// version_tables/inputs/cudart_adapters.tsv, then the generated ZeroTail_<symbol> ones
+// (generated_cudart/cudart_zero_tail.inc: an older symbol whose output structs 13.0 only appended
+// fields to, called after zero-filling them).
 enum class CudartAdapter : uint8_t {
   kNone,
 #define CUDYN_CUDART_ADAPTER(name, index, symbol) k##name,

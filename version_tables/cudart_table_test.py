@@ -72,6 +72,53 @@ class CudartTableTest(unittest.TestCase):
         self.assertEqual(self.rule("cudaStreamGetCaptureInfo_ptsz", 12)["candidates"],
                          ["cudaStreamGetCaptureInfo_v3_ptsz"])
 
+    def test_appended_output_struct_zero_tail(self):
+        # 13.0 appended `long reserved[8]` to cudaPointerAttributes (24 -> 88 B); type, device,
+        # devicePointer and hostPointer keep their offsets. The 12.x runtime writes the 24-byte
+        # prefix, so it serves the 13.0 entry once the caller's struct is zero-filled first.
+        r12 = self.rule("cudaPointerGetAttributes", 12)
+        self.assertEqual(r12["candidates"], [])
+        self.assertEqual(r12["adapter"], "ZeroTail_cudaPointerGetAttributes")
+        self.assertEqual(self.rule("cudaPointerGetAttributes", 11)["adapter"],
+                         "ZeroTail_cudaPointerGetAttributes")
+        zt = self.doc["zero_tail_adapters"]["ZeroTail_cudaPointerGetAttributes"]
+        self.assertEqual(zt["symbol"], "cudaPointerGetAttributes")
+        self.assertEqual(zt["calls"], ["cudaPointerGetAttributes"])
+        self.assertEqual(zt["zeroes"], [{"arg": "attributes", "type": "struct cudaPointerAttributes",
+                                         "size": 88}])
+        # cudaFuncAttributes is 144 B in 12.x and 13.0 alike (56 B in 11.x, fields appended since).
+        self.assertEqual(self.rule("cudaFuncGetAttributes", 12)["candidates"],
+                         ["cudaFuncGetAttributes"])
+        self.assertEqual(self.rule("cudaFuncGetAttributes", 11)["adapter"],
+                         "ZeroTail_cudaFuncGetAttributes")
+
+    def test_appended_input_struct_native(self):
+        # 13.0 appended `unsigned int reserved[16]` to cudaExternalMemoryHandleDesc (40 -> 104 B)
+        # and cudaExternalSemaphoreHandleDesc (32 -> 96 B); both are read-only (const) inputs, so the
+        # older runtimes read the old prefix of the 13.0 struct.
+        for family in (10, 11, 12):
+            r = self.rule("cudaImportExternalMemory", family)
+            self.assertEqual(r["candidates"], ["cudaImportExternalMemory"])
+            self.assertIsNone(r["adapter"])
+            self.assertEqual(self.rule("cudaImportExternalSemaphore", family)["candidates"],
+                             ["cudaImportExternalSemaphore"])
+
+    def test_changed_struct_stays_missing(self):
+        # cudaResourceDesc's `res` union grew (pitch2D 56 B -> a 128-byte reserved member) and
+        # `flags` follows it: not appended-only, so 12.x cannot serve cudaCreateTextureObject.
+        r12 = self.rule("cudaCreateTextureObject", 12)
+        self.assertEqual(r12["candidates"], [])
+        self.assertIsNone(r12["adapter"])
+        self.assertIn("cudaResourceDesc", r12["reason"])
+
+    def test_driver_entry_point_ptsz(self):
+        # 11.3+ has cudaGetDriverEntryPoint(_ptsz) without the 12.x driverStatus out-parameter.
+        for family in (10, 11):
+            self.assertEqual(self.rule("cudaGetDriverEntryPoint_ptsz", family)["adapter"],
+                             "GetDriverEntryPointStatusPtsz")
+        self.assertEqual(self.rule("cudaGetDriverEntryPoint_ptsz", 12)["candidates"],
+                         ["cudaGetDriverEntryPoint_ptsz"])
+
     def test_unchanged_calls_are_native(self):
         for family in (10, 11, 12, 13):
             self.assertEqual(self.rule("cudaMemcpy", family)["candidates"], ["cudaMemcpy"])

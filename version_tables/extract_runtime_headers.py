@@ -4,7 +4,8 @@
 Runs the C preprocessor (gcc -E -P, C mode: it works for every header set from 11.2 to 13.0) over
 cuda_runtime_api.h in two modes, default and per-thread default stream
 (-DCUDA_API_PER_THREAD_DEFAULT_STREAM, "ptds"), and compiles and runs small probes with gcc against
-the same headers to measure struct sizes and the cudaDeviceProp layout. Writes one JSON file:
+the same headers to measure struct sizes and layouts (cudaDeviceProp's included). Writes one JSON
+file:
   cudart_version   CUDART_VERSION of the headers (12050 for 12.5)
   decls            mode -> symbol -> {"ret", "params"}: every `extern <ret> cudaXxx(...)` declaration,
                    parameters squashed to single spaces as written (with their names)
@@ -12,6 +13,11 @@ the same headers to measure struct sizes and the cudaDeviceProp layout. Writes o
   type_sizes       sizeof of every struct/union/array type a parameter points to (or takes by value,
                    or a function returns); incomplete (opaque) types are left out
   device_prop      every field of struct cudaDeviceProp in declaration order with offset and size
+  struct_fields    type -> the top-level fields of every struct/union type of type_sizes, in
+                   declaration order: {"name", "offset", "size"} measured with offsetof/sizeof by a
+                   compiled probe (a nested struct/union is one field under its member name, an
+                   anonymous one contributes its own members); a type whose definition this reader
+                   cannot read (bit-fields, ...) is left out
 Only `regen --headers` needs the headers; generate_runtime.py works from the JSON files checked in
 under inputs/runtime_headers/.
 
@@ -155,27 +161,152 @@ def type_sizes(include_dir, types):
     return sizes
 
 
-def device_prop(include_dir, text):
-    body = re.search(r"struct cudaDeviceProp\s*\{(.*?)\}\s*;", text, re.S).group(1)
+def _matching(text, i, open_ch="{", close_ch="}"):
+    """Index just past the bracket closing the one at text[i]."""
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == open_ch:
+            depth += 1
+        elif text[j] == close_ch:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    raise ValueError("unbalanced %s" % open_ch)
+
+
+def _split_top(text, sep):
+    """Splits at `sep` outside (), [] and {}."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return out
+
+
+AGGREGATE_RE = re.compile(r"\b(typedef\s+)?(struct|union)\b\s*" + ATTR + r"*(\w+)?\s*" + ATTR + r"*\{")
+TYPEDEF_TAG_RE = re.compile(r"\btypedef\s+(struct|union)\s+(\w+)\s+" + ATTR + r"*(\w+)\s*" + ATTR
+                            + r"*;")
+
+
+def aggregate_bodies(text):
+    """{"struct X" / "union X" / typedef name: the text between the braces} of every struct and
+    union defined at file scope (typedef names of a tagged aggregate point at its body too)."""
+    bodies, aliases, end = {}, {}, 0
+    for m in AGGREGATE_RE.finditer(text):
+        if m.start() < end:
+            continue  # nested in the previous definition
+        close = _matching(text, m.end() - 1)
+        end = close
+        body = text[m.end():close - 1]
+        if m.group(3):
+            bodies["%s %s" % (m.group(2), m.group(3))] = body
+        if m.group(1):
+            tail = text[close:text.index(";", close)]
+            for d in _split_top(re.sub(ATTR, " ", tail), ","):
+                d = squash(d)
+                if re.match(r"\w+$", d):
+                    bodies[d] = body
+    for m in TYPEDEF_TAG_RE.finditer(text):
+        aliases[m.group(3)] = "%s %s" % (m.group(1), m.group(2))
+    for name, target in aliases.items():
+        if name not in bodies and target in bodies:
+            bodies[name] = bodies[target]
+    return bodies
+
+
+def member_names(body):
+    """The names of an aggregate's top-level members in declaration order; a nested struct/union
+    is one member under its member name, an anonymous one contributes its own members. Raises
+    ValueError for what offsetof cannot measure (bit-fields) or this reader does not understand."""
     names = []
-    for decl in body.split(";"):
-        decl = squash(decl)
+    for decl in _split_top(body, ";"):
+        decl = squash(re.sub(ATTR, " ", decl))
         if not decl:
             continue
-        m = re.search(r"(\w+)\s*(?:\[[^\]]*\]\s*)*$", decl)
-        if not m or "," in decl or ":" in decl:
-            sys.exit("cannot read the cudaDeviceProp field '%s'" % decl)
-        names.append(m.group(1))
-    probe = "int main(void) {\n" + "".join(
-        'printf("%%zu %%zu\\n", offsetof(struct cudaDeviceProp, %s), '
-        'sizeof(((struct cudaDeviceProp *)0)->%s));\n' % (n, n) for n in names) + "return 0;\n}\n"
-    rc, out = compile_run(include_dir, probe)
+        if "{" in decl:
+            open_at = decl.index("{")
+            close = _matching(decl, open_at)
+            if not re.match(r"(struct|union)\b(\s+\w+)?\s*$", decl[:open_at].strip()):
+                raise ValueError("cannot read the member '%s'" % decl)
+            tail = decl[close:].strip()
+            if not tail:
+                names.extend(member_names(decl[open_at + 1:close - 1]))
+                continue
+            declarators = _split_top(tail, ",")
+        else:
+            declarators = _split_top(decl, ",")
+        for d in declarators:
+            d = d.strip()
+            if re.search(r":", re.sub(r"\[[^\]]*\]", "", d)):
+                raise ValueError("bit-field '%s'" % d)
+            if "(" in d:  # function pointer: ret (*name)(params)
+                m = re.search(r"\(\s*\*\s*(\w+)\s*\)", d)
+            else:
+                m = re.search(r"(\w+)\s*(?:\[[^\]]*\]\s*)*$", d)
+            if not m:
+                raise ValueError("cannot read the member '%s'" % decl)
+            names.append(m.group(1))
+    return names
+
+
+def struct_fields(include_dir, text, types):
+    """{type: [{"name", "offset", "size"}]} for each of `types` (struct or union types, written
+    "struct X" or as a typedef name) whose definition this reader understands: every top-level
+    member with offsetof/sizeof measured by a compiled probe. A type it cannot read, or whose probe
+    line does not compile, is left out."""
+    bodies = aggregate_bodies(text)
+    todo = []
+    for t in sorted(types):
+        if t not in bodies:
+            continue
+        try:
+            names = member_names(bodies[t])
+        except ValueError:
+            continue
+        if names and len(set(names)) == len(names):
+            todo.append((t, names))
+
+    def probe_line(t, names):
+        return "{ " + "".join(
+            'printf("%%zu %%zu ", offsetof(%s, %s), sizeof(((%s *)0)->%s)); ' % (t, n, t, n)
+            for n in names) + 'printf("\\n"); }\n'
+
+    # One line per type; a line that does not compile is dropped (its type left out).
+    header_lines = 3
+    body = "int main(void) {\n" + "".join(probe_line(t, n) for t, n in todo) + "return 0;\n}\n"
+    _, err = compile_run(include_dir, body, syntax_only=True)
+    bad = set()
+    for m in re.finditer(r"p\.c:(\d+):\d+: error", err):
+        bad.add(int(m.group(1)) - header_lines - 2)
+    todo = [x for i, x in enumerate(todo) if i not in bad]
+    body = "int main(void) {\n" + "".join(probe_line(t, n) for t, n in todo) + "return 0;\n}\n"
+    rc, out = compile_run(include_dir, body)
     if rc:
-        sys.exit("cudaDeviceProp probe failed:\n" + out)
-    fields = []
-    for n, line in zip(names, out.splitlines()):
-        off, size = map(int, line.split())
-        fields.append({"name": n, "offset": off, "size": size})
+        sys.exit("struct layout probe failed:\n" + out)
+    fields = {}
+    for (t, names), line in zip(todo, out.splitlines()):
+        nums = list(map(int, line.split()))
+        fields[t] = [{"name": n, "offset": nums[2 * k], "size": nums[2 * k + 1]}
+                     for k, n in enumerate(names)]
+    return fields
+
+
+def device_prop(include_dir, text):
+    try:
+        names = member_names(aggregate_bodies(text)["struct cudaDeviceProp"])
+    except (KeyError, ValueError) as err:
+        sys.exit("cannot read struct cudaDeviceProp: %s" % err)
+    fields = struct_fields(include_dir, text, ["struct cudaDeviceProp"]).get("struct cudaDeviceProp")
+    if fields is None or [f["name"] for f in fields] != names:
+        sys.exit("cudaDeviceProp probe failed")
     return fields
 
 
@@ -220,6 +351,7 @@ def extract(include_dir):
             types.add(ret)
     types.discard("void")
     facts["type_sizes"] = type_sizes(include_dir, types)
+    facts["struct_fields"] = struct_fields(include_dir, texts["default"], facts["type_sizes"])
     facts["device_prop"] = device_prop(include_dir, texts["default"])
     return facts
 

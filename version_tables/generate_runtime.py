@@ -19,10 +19,22 @@ family F (13 = 13.0; 12 = 12.4, 12.5; 11 = 11.2, 11.8; 10 = the facts of 11, no 
 obtainable): the candidates are the names base(S)[_vN](stream suffix of S), highest N first, that a
 real runtime of F exports and declares with the parameter types of S's 13.0 prototype (names dropped,
 whitespace and `*` spacing normalised, otherwise spelled exactly as written), every struct / union /
-array type a parameter points to or takes by value having its 13.0 size there. Family 13: [S]. With
-no candidate: the adapter of cudart_adapters.tsv where the row lists the family, else missing (why).
-A listed adapter and candidates together keep both on family 12 (candidates first, the adapter for
-the 12.0-12.3 minors that lack them: the facts start at 12.4); on 10/11 that is an error.
+array type a parameter points to or takes by value having its 13.0 size there -- or, for a struct
+whose size differs, being "appended-only" (every top-level field the older headers give it has the
+same name, offset and size in 13.0; struct_fields of the JSON) and passed as `const X*`: the older
+runtime reads the old prefix of the caller's 13.0 struct (a comment line in the table says so).
+Any other size difference ("changed") rules the name out. Family 13: [S].
+A name whose only differences are appended-only structs of which some are passed as `X*` (outputs)
+is no candidate but is served, when F has no candidate, by a generated adapter ZeroTail_<symbol>
+(ZeroTail_<symbol>_F<F> where families call different names): it zero-fills each non-null output
+struct at its 13.0 size, then calls the first of those names present with the same arguments, so
+the fields the older runtime does not write read as zero (generated_cudart/cudart_zero_tail.inc;
+its ids follow the hand-decided ones in cudart_adapters.inc). A hand-decided adapter listed where
+a zero-tail adapter applies is an error.
+With no candidate: the adapter of cudart_adapters.tsv where the row lists the family, else missing
+(why). A listed adapter and candidates together keep both on family 12 (candidates first, the
+adapter for the 12.0-12.3 minors that lack them: the facts start at 12.4); on 10/11 that is an
+error.
 
 Usage: generate_runtime.py [--inputs DIR] [--out DIR] [--incs DIR]
   (--out defaults to this directory when --incs is not given)
@@ -175,14 +187,76 @@ def declaration(facts, symbol):
     return d
 
 
+def appended_only(base, facts, facts13):
+    """True when 13.0's `base` only appended fields to this version's: it is larger, and every
+    field this version has (struct_fields: top-level name, offset, size) 13.0 has with the same
+    name, offset and size. A layout either side could not read counts as changed."""
+    old = facts.get("struct_fields", {}).get(base)
+    new = facts13.get("struct_fields", {}).get(base)
+    there, here = facts["type_sizes"].get(base), facts13["type_sizes"].get(base)
+    if not old or not new or there is None or here is None or there >= here:
+        return False
+    new_by_name = {f["name"]: f for f in new}
+    return all(f["name"] in new_by_name and
+               (new_by_name[f["name"]]["offset"], new_by_name[f["name"]]["size"]) ==
+               (f["offset"], f["size"]) for f in old)
+
+
 def size_mismatches(params, facts, facts13):
-    """[(type, size there, size in 13.0)] for the parameters' struct types whose size differs."""
+    """[(type, size there, size in 13.0, how)] for the parameters' struct types whose size
+    differs, one per parameter; how: "input" (an appended-only struct passed as `const X*`: the
+    older runtime reads the old prefix), "output" (appended-only, passed as `X*`: it writes the old
+    prefix), "changed" (anything else: another layout, or passed otherwise)."""
     out = []
-    for base in param_bases(params):
-        if base in facts13["type_sizes"]:
-            there = facts["type_sizes"].get(base)
-            if there != facts13["type_sizes"][base]:
-                out.append((base, there, facts13["type_sizes"][base]))
+    for p in split_params(params):
+        typ, _, base = parse_param(p)
+        if not base or base not in facts13["type_sizes"]:
+            continue
+        there = facts["type_sizes"].get(base)
+        if there == facts13["type_sizes"][base]:
+            continue
+        how = "changed"
+        if appended_only(base, facts, facts13):
+            if typ == "const %s*" % base:
+                how = "input"
+            elif typ == "%s*" % base:
+                how = "output"
+        out.append((base, there, facts13["type_sizes"][base], how))
+    return out
+
+
+def describe_mismatch(ty, there, here, how):
+    text = "%s is %s B (13.0: %d B" % (ty, there if there is not None else "?", here)
+    if how == "changed":
+        return text + ")"
+    return text + ", fields appended; %s)" % ("read" if how == "input" else "written")
+
+
+def describe_args(args):
+    """{arg: [(type, size there, size in 13.0, version)]} -> 'attributes (struct X: 24 B there,
+    88 B in 13.0)'."""
+    return ", ".join("%s (%s: %s B there, %d B in 13.0)" % (
+        arg, fo[0][0], "/".join(sorted({str(x[1]) for x in fo})), fo[0][2])
+        for arg, fo in args.items())
+
+
+def struct_verdicts(facts):
+    """{type: text} for every struct type whose size some older version's headers give otherwise:
+    appended (every older field at the same offset and size in 13.0) or changed, per version."""
+    f13 = facts["13.0"]
+    out = {}
+    for ty, here in sorted(f13["type_sizes"].items()):
+        parts = {}
+        for v in VERSIONS[:-1]:
+            there = facts[v]["type_sizes"].get(ty)
+            if there is None or there == here:
+                continue
+            kind = "appended" if appended_only(ty, facts[v], f13) else "changed"
+            parts.setdefault((there, kind), []).append(v)
+        if parts:
+            out[ty] = "%d B in 13.0; %s" % (here, "; ".join(
+                "%d B in %s: %s" % (there, ", ".join(vs), kind)
+                for (there, kind), vs in parts.items()))
     return out
 
 
@@ -245,7 +319,8 @@ def build(inputs):
 
     # Rules.
     all_names = set().union(*exports.values())
-    kept_both, divergent = [], []
+    kept_both, divergent, input_only = [], [], []
+    zero_tail_adapters = {}
     for e in entries:
         s, base, stream = e["symbol"], e["base"], e["stream"]
         types13 = param_types(e["params"])
@@ -259,7 +334,8 @@ def build(inputs):
                 rule = {"candidates": [s], "adapter": None, "reason": ""}
                 e["rules"][str(fam)] = rule
                 continue
-            cands, why = [], []
+            cands, zero_tail, why = [], [], []
+            outputs, inputs_note, zero_note = {}, [], []
             exported_any = False
             for n in names:
                 vs = [v for v in FAMILIES[fam] if n in exports[v]]
@@ -267,6 +343,7 @@ def build(inputs):
                     continue
                 exported_any = True
                 ok_in, verdicts = [], []
+                n_outputs, n_inputs = {}, {}
                 for v in vs:
                     d = declaration(facts[v], n)
                     if d is None:
@@ -279,14 +356,34 @@ def build(inputs):
                             "" if n == s else n + " ", ", ".join(t)))
                         continue
                     mism = size_mismatches(d["params"], facts[v], f13)
-                    if mism:
+                    if any(m[3] == "changed" for m in mism):
                         verdicts.append("%s %s: %s" % (v, n, ", ".join(
-                            "%s is %s B (13.0: %d B)" % (ty, there if there is not None else "?",
-                                                         here) for ty, there, here in mism)))
+                            describe_mismatch(*m) for m in mism)))
                         continue
+                    for k, p in enumerate(split_params(d["params"])):
+                        typ, _, base = parse_param(p)
+                        for ty, there, here, how in mism:
+                            if base == ty:
+                                (n_outputs if how == "output" else n_inputs).setdefault(
+                                    e["args"][k], []).append((ty, there, here, v))
                     ok_in.append(v)
-                if ok_in:
+                if ok_in and n_outputs:
+                    # Appended-only structs the older symbol writes: served by a generated
+                    # ZeroTail_ adapter that zero-fills them (13.0 size) before the call.
+                    zero_tail.append(n)
+                    for arg, facts_of in n_outputs.items():
+                        outputs.setdefault(arg, facts_of[0][:1] + facts_of[0][2:3])
+                    zero_note.append("%s of %s writes %s" % (n, ",".join(ok_in),
+                                                             describe_args(n_outputs)))
+                    if n_inputs:
+                        zero_note[-1] += ", reads " + describe_args(n_inputs)
+                    why.append("%s of %s writes appended-only structs (zero-tail adapter)" % (
+                        n, ",".join(ok_in)))
+                elif ok_in:
                     cands.append(n)
+                    if n_inputs:
+                        inputs_note.append("%s of %s reads %s up to the old size" % (
+                            n, ",".join(ok_in), describe_args(n_inputs)))
                     if len(ok_in) != len(vs) and fam != 10:
                         # The rule asks for a runtime of the family that declares it alike; an
                         # older minor spelling it otherwise is reported, not a reason to drop it.
@@ -297,6 +394,20 @@ def build(inputs):
             if not exported_any:
                 why = ["not exported by %s" % ", ".join(FAMILIES[fam])]
             adapter = adapter_rows.get((s, fam))
+            if cands:
+                zero_tail = []  # a native symbol serves the family: no zero-tail adapter
+            if zero_tail and adapter:
+                raise TableError("cudart_adapters.tsv lists %s for %s on family %d, but the "
+                                 "family's %s only write appended-only structs (a generated "
+                                 "zero-tail adapter serves it)" % (adapter, s, fam, zero_tail))
+            if zero_tail:
+                if e["ret"] != "cudaError_t":
+                    raise TableError("%s returns %s: a zero-tail adapter returns cudaError_t" % (
+                        s, e["ret"]))
+                e.setdefault("zero_tail", {})[fam] = {"calls": zero_tail, "outputs": outputs,
+                                                      "note": "; ".join(zero_note)}
+            if cands and inputs_note:
+                input_only.append((s, fam, "; ".join(inputs_note)))
             if cands and adapter:
                 if fam != 12:
                     # 11.x: the facts cover the family; a listed adapter that a native symbol
@@ -307,6 +418,22 @@ def build(inputs):
                 kept_both.append((s, fam, cands, adapter))
             reason = "" if cands else "; ".join(dict.fromkeys(why))
             e["rules"][str(fam)] = {"candidates": cands, "adapter": adapter, "reason": reason}
+
+        # Zero-tail adapters: one per entry, named ZeroTail_<symbol>, when every family it serves
+        # calls the same older symbols; else one per family (ZeroTail_<symbol>_F<family>).
+        zt = e.get("zero_tail", {})
+        lists = {tuple(z["calls"]) for z in zt.values()}
+        for fam, z in sorted(zt.items()):
+            name = "ZeroTail_" + s + ("" if len(lists) == 1 else "_F%d" % fam)
+            z["name"] = name
+            e["rules"][str(fam)]["adapter"] = name
+            zero_tail_adapters.setdefault(name, {
+                "symbol": s, "index": e["index"], "calls": z["calls"], "families": [],
+                "zeroes": {}, "notes": {}})
+            zero_tail_adapters[name]["families"].append(fam)
+            zero_tail_adapters[name]["notes"][fam] = z["note"]
+            for arg, (ty, here) in z["outputs"].items():
+                zero_tail_adapters[name]["zeroes"][arg] = {"type": ty, "size": here}
 
     # Version markers: symbols some but not all real runtimes of a family export.
     markers = []
@@ -335,8 +462,13 @@ def build(inputs):
             offs[fam] = x["offset"] if x and x["size"] == fld["size"] else -1
         prop.append((fld["name"], fld["offset"], fld["size"], offs[12], offs[11]))
 
+    # Zero-fill arguments in the entry's parameter order.
+    for z in zero_tail_adapters.values():
+        order = by_symbol[z["symbol"]]["args"]
+        z["zeroes"] = [dict(arg=a, **z["zeroes"][a]) for a in order if a in z["zeroes"]]
     info = {"left_out": left_out, "kept_both": kept_both,
-            "divergent": divergent}
+            "divergent": divergent, "input_only": input_only,
+            "zero_tail": zero_tail_adapters, "structs": struct_verdicts(facts)}
     return entries, runtimes, markers, prop, info
 
 
@@ -364,10 +496,24 @@ def write_table(entries, runtimes, info, out):
                     len(lo["not declared by the 13.0 headers"]),
                     ", ".join(lo["not declared by the 13.0 headers"]) or "-"))
         f.write("# bind_F (family F runtime): native:symbols tried in order | adapter:Name (the hand-"
-                "written adapter of inputs/cudart_adapters.tsv) | missing:why. Family 10 uses the "
-                "11.x facts (no 10.x runtime is obtainable).\n")
+                "written adapter of inputs/cudart_adapters.tsv, or a generated ZeroTail_ adapter: "
+                "the older symbol called with its appended-only output structs zero-filled first) | "
+                "missing:why. Family 10 uses the 11.x facts (no 10.x runtime is obtainable). A "
+                "struct whose size differs is appended-only when every field of the older one has "
+                "the same name, offset and size in 13.0, else changed (no native match).\n")
         for d in info["divergent"]:
             f.write("# older minor declares otherwise: %s\n" % d)
+        for ty, text in info["structs"].items():
+            f.write("# struct size differs: %s: %s\n" % (ty, text))
+        for s, fam, note in info["input_only"]:
+            f.write("# appended-only struct read (input), native: %s (family %d): %s\n" % (
+                s, fam, note))
+        for name, z in info["zero_tail"].items():
+            for fam in z["families"]:
+                f.write("# appended-only struct written (output), zero-tail adapter: %s (family "
+                        "%d): %s; %s calls %s after zero-filling %s to the 13.0 size\n" % (
+                            z["symbol"], fam, z["notes"][fam], name, "|".join(z["calls"]),
+                            ", ".join("%s (%d B)" % (x["arg"], x["size"]) for x in z["zeroes"])))
         f.write("\t".join(["symbol", "base", "stream", "ret", "first_runtime", "exported_in"] +
                           ["bind_%d" % fam for fam in FAMILY_ORDER] + ["prototype"]) + "\n")
         for e in entries:
@@ -378,7 +524,7 @@ def write_table(entries, runtimes, info, out):
                               [e["params"]]) + "\n")
 
 
-def write_includes(entries, runtimes, markers, prop, out):
+def write_includes(entries, runtimes, markers, prop, info, out):
     d = os.path.join(out, "generated_cudart")
     os.makedirs(d, exist_ok=True)
     head = "// Generated by version_tables/generate_runtime.py; do not edit.\n"
@@ -409,10 +555,26 @@ def write_includes(entries, runtimes, markers, prop, out):
         for e in entries:
             for fam in FAMILY_ORDER:
                 a = e["rules"][str(fam)]["adapter"]
-                if a and a not in seen:
+                if a and a not in seen and a not in info["zero_tail"]:
                     seen[a] = e
         for a, e in seen.items():
             f.write("CUDYN_CUDART_ADAPTER(%s, %d, %s)\n" % (a, e["index"], e["symbol"]))
+        # The generated zero-tail adapters (cudart_zero_tail.inc), after the hand-decided ones.
+        for a, z in info["zero_tail"].items():
+            f.write("CUDYN_CUDART_ADAPTER(%s, %d, %s)\n" % (a, z["index"], z["symbol"]))
+    by_symbol = {e["symbol"]: e for e in entries}
+    with open(os.path.join(d, "cudart_zero_tail.inc"), "w") as f:
+        f.write(head)
+        f.write("// CUDYN_CUDART_ZERO_TAIL(name, ret, (params), (args), \"older\\0symbols\\0\", "
+                "(CUDYN_CUDART_ZERO_OUT(arg, 13.0 size) ...)): call the first older symbol present "
+                "after zero-filling each non-null output struct.\n")
+        for a, z in info["zero_tail"].items():
+            e = by_symbol[z["symbol"]]
+            f.write('CUDYN_CUDART_ZERO_TAIL(%s, %s, (%s), (%s), "%s", (%s))\n' % (
+                a, e["ret"], e["params_named"], ", ".join(e["args"]),
+                "".join(c + "\\0" for c in z["calls"]),
+                " ".join("CUDYN_CUDART_ZERO_OUT(%s, %d)" % (x["arg"], x["size"])
+                         for x in z["zeroes"])))
     with open(os.path.join(d, "cudart_markers.inc"), "w") as f:
         f.write(head)
         for n, v in markers:
@@ -425,7 +587,9 @@ def write_includes(entries, runtimes, markers, prop, out):
             f.write("CUDYN_DEVICE_PROP_FIELD(%s, %d, %d, %d, %d)\n" % p)
         for fam in (13, 12, 11):
             f.write("CUDYN_DEVICE_PROP_SIZE(%d, %d)\n" % (fam, DEVICE_PROP_SIZES[fam]))
-    doc = {"entries": [], "runtimes": {}}
+    doc = {"entries": [], "runtimes": {}, "zero_tail_adapters": {
+        a: {k: z[k] for k in ("symbol", "index", "calls", "families", "zeroes")}
+        for a, z in info["zero_tail"].items()}}
     for e in entries:
         doc["entries"].append({k: e[k] for k in ("index", "symbol", "base", "stream", "ret",
                                                  "params", "args", "rules")})
@@ -452,7 +616,7 @@ def main():
     if args.out:
         write_table(entries, runtimes, info, args.out)
     if args.incs:
-        write_includes(entries, runtimes, markers, prop, args.incs)
+        write_includes(entries, runtimes, markers, prop, info, args.incs)
     counts = {fam: {"native": 0, "adapter": 0, "native+adapter": 0, "missing": 0}
               for fam in FAMILY_ORDER}
     for e in entries:

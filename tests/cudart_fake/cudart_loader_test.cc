@@ -276,8 +276,8 @@ TEST(CudartBinding, KnownVariantsPerFamily) {
       {"13.0", kCudart_cudaGetDeviceProperties, EntryStatus::kNative, "cudaGetDeviceProperties"},
       {"11.2", kCudart_cudaMemcpy, EntryStatus::kNative, "cudaMemcpy"},
       {"11.8", kCudart_cudaGraphAddNode, EntryStatus::kMissing, ""},
-      // 11.2 has neither cudaGetDriverEntryPoint nor anything to adapt it from.
-      {"11.2", kCudart_cudaGetDriverEntryPoint, EntryStatus::kMissing, ""},
+      // 11.2 has no cudaGetDriverEntryPoint: the driver answers it (see DriverEntryPoint).
+      {"11.2", kCudart_cudaGetDriverEntryPoint, EntryStatus::kAdapter, ""},
       {"11.8", kCudart_cudaGetDriverEntryPoint, EntryStatus::kAdapter, ""},
   };
   for (const Case& c : cases) {
@@ -532,6 +532,19 @@ TEST(CudartAdapters, EdgeDataOnlyWhenDefault) {
   deps = 2;
   EXPECT_EQ(dependents(from[1], to, nullptr, &deps), cudaSuccess);
   EXPECT_EQ(fake.Arg<cudaGraphNode_t>("cudaGraphNodeGetDependentNodes", 0), from[1]);
+}
+
+TEST(CudartAdapters, GetDriverEntryPointWithoutTheRuntimeFunctionAsksTheDriver) {
+  // No driver in this test process: 11.2's emulation answers as a runtime without a usable
+  // driver does (35), writes NULL, and reports the symbol as not found.
+  auto rt = OpenFake("11.2");
+  auto fn = Entry<decltype(&cudaGetDriverEntryPoint)>(*rt, kCudart_cudaGetDriverEntryPoint);
+  ASSERT_NE(fn, nullptr);
+  void* p = reinterpret_cast<void*>(0x1);
+  cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSuccess;
+  EXPECT_EQ(fn("cuMemAlloc", &p, cudaEnableDefault, &status), cudaErrorInsufficientDriver);
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(status, cudaDriverEntryPointSymbolNotFound);
 }
 
 TEST(CudartAdapters, GetDriverEntryPointStatus) {

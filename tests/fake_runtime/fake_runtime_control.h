@@ -1,11 +1,34 @@
-/* Control API of the generated fake CUDA runtimes (tests/fake_runtime): every fake exports these
- * beside exactly the cuda* / __cuda* symbols of the runtime version it stands for. Tests find
- * them with dlsym on the fake's handle. Thread-safe.
+/* Control API of the generated fake CUDA runtimes (tests/fake_runtime). Each fake exports exactly
+ * the cuda* / __cuda* symbols of the real runtime it stands for (name@@SONAME) plus these
+ * functions, nothing else. Find them with dlsym on the fake's handle. Thread-safe.
  *
- * Device properties: cudaGetDeviceProperties(_v2) fills every field F of the fake's own
- * cudaDeviceProp layout with byte k = low byte of (fnv1a32(F) + k) (FNV-1a over the field name,
- * offset basis 2166136261, prime 16777619), except name = "cudyn fake runtime <version>",
- * major = 9, minor = 0, multiProcessorCount = 132, totalGlobalMem = 85899345920. */
+ * Every entry point records its call (a count, and the last call's arguments: each argument's
+ * bytes as passed, sizeof its type, at most 64 bytes; a struct passed by value such as dim3,
+ * cudaExtent or cudaMemLocation included), writes the configured out-injections, and returns the
+ * configured result (default 0 = cudaSuccess). Functions returning const char* return the static
+ * string "fake:<symbol>"; exported names no header declares are `int NAME(void)`.
+ *
+ * Behaviour beyond that (when the configured result is 0):
+ *   cudaRuntimeGetVersion   writes the fake's version (1000 * major + 10 * minor)
+ *   cudaDriverGetVersion    writes fake_cudart_set_driver_version's value, default the same
+ *   cudaGetDeviceCount      writes 1
+ *   cudaGetDeviceProperties, cudaGetDeviceProperties_v2 (where the header declares them)
+ *                           fill every field F of the fake's own struct cudaDeviceProp with
+ *                           byte k = low byte of (fnv1a32(F) + k), where fnv1a32 is 32-bit FNV-1a
+ *                           over the field name (offset basis 2166136261, prime 16777619) and k
+ *                           counts from 0 at the field's first byte; except
+ *                           name = "cudyn fake runtime <version>" NUL padded, major = 9,
+ *                           minor = 0, multiProcessorCount = 132, totalGlobalMem = 85899345920.
+ *                           Padding between fields is left as it was.
+ *   cudaChooseDevice        keeps a copy of *prop (see fake_cudart_chosen_field), writes 0
+ *   __cudaRegisterFatBinary returns a non-null handle (always)
+ *   __cudaInitModule        returns 1 (0 when a non-zero result is configured)
+ *   __cudaPushCallConfiguration / __cudaPopCallConfiguration
+ *                           a per-thread stack of (grid, block, shared, stream); pop writes the
+ *                           top through its pointers, or returns 52 (missing configuration)
+ *   __cudaGetKernel         writes the host function's address as the kernel handle
+ *   cudaCreateChannelDesc   returns {x, y, z, w, f}
+ */
 #ifndef CUDYN_TESTS_FAKE_RUNTIME_FAKE_RUNTIME_CONTROL_H_
 #define CUDYN_TESTS_FAKE_RUNTIME_FAKE_RUNTIME_CONTROL_H_
 
@@ -15,22 +38,26 @@
 extern "C" {
 #endif
 
-/* Forgets every call, result, out-injection and driver version. */
+/* Forgets every call, result, out-injection, the driver version and the chosen prop. */
 void fake_cudart_reset(void);
-/* What later calls of `symbol` return (cudaError_t; default 0). */
+/* What later calls of `symbol` return (a cudaError_t, or the int of an undeclared export). */
 void fake_cudart_set_result(const char* symbol, int result);
-/* What cudaDriverGetVersion reports (default: the fake's own runtime version). */
+/* What cudaDriverGetVersion reports; 0 = the fake's own runtime version. */
 void fake_cudart_set_driver_version(int version);
+/* Calls of `symbol` since the last reset. */
 int fake_cudart_call_count(const char* symbol);
-/* Copies the last call's argument `arg_index` (its bytes as passed) into out; returns the
- * argument's size, or -1 when there was no such call or argument. */
+/* Copies the bytes recorded for argument `arg_index` (from 0) of the last call of `symbol` into
+ * out (at most `size`); returns the recorded byte count, or -1 when there was no such call or
+ * argument. */
 int fake_cudart_last_arg(const char* symbol, int arg_index, void* out, size_t size);
-/* Makes later calls of `symbol` write `bytes` through pointer argument `arg_index`. */
+/* Makes every later call of `symbol` (until reset) write `bytes` through its pointer argument
+ * `arg_index` when that pointer is not NULL, after the fake's own behaviour above. */
 void fake_cudart_set_out(const char* symbol, int arg_index, const void* bytes, size_t size);
 /* Field `field_name` of the cudaDeviceProp the last cudaChooseDevice received, in the fake's own
- * layout: copies it and returns its size, or -1 when the layout has no such field / no call. */
+ * layout: copies it (at most `size` bytes) and returns its size, or -1 when that layout has no
+ * such field or cudaChooseDevice was not called. */
 int fake_cudart_chosen_field(const char* field_name, void* out, size_t size);
-/* "fake libcudart <version>". */
+/* "fake libcudart <version>", e.g. "fake libcudart 11.8". */
 const char* fake_cudart_identity(void);
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-// Call recording and the control API shared by every generated fake runtime.
+// Call recording, the behaviours shared by every generated fake runtime, and the control API.
 #include "tests/fake_runtime/fake_runtime_core.h"
 
 #include <cstdint>
@@ -10,8 +10,6 @@
 
 #include "tests/fake_runtime/fake_runtime_control.h"
 
-extern "C" const char* fake_cudart_version_text();
-
 namespace fake_cudart {
 namespace {
 
@@ -19,21 +17,19 @@ struct Record {
   int calls = 0;
   std::vector<std::vector<unsigned char>> args;  // the last call's
   int result = 0;
-  std::map<int, std::vector<unsigned char>> outs;
+  std::map<int, std::vector<unsigned char>> outs;  // argument index -> bytes written through it
 };
 
-std::mutex& Mutex() {
-  static std::mutex m;
-  return m;
-}
-std::map<std::string, Record>& Records() {
-  static auto* r = new std::map<std::string, Record>();
-  return *r;
-}
-int g_driver_version = 0;
-std::vector<unsigned char>& Chosen() {
-  static auto* c = new std::vector<unsigned char>();
-  return *c;
+struct State {
+  std::mutex mu;
+  std::map<std::string, Record> records;
+  int driver_version = 0;
+  std::vector<unsigned char> chosen;  // *prop of the last cudaChooseDevice
+};
+
+State& S() {
+  static auto* s = new State();  // never destroyed: calls may come during process exit
+  return *s;
 }
 
 uint32_t Fnv1a(const char* s) {
@@ -42,44 +38,56 @@ uint32_t Fnv1a(const char* s) {
   return h;
 }
 
+const PropField* FindField(const char* name) {
+  for (int i = 0; i < kPropFieldCount; ++i) {
+    if (std::strcmp(kPropFields[i].name, name) == 0) return &kPropFields[i];
+  }
+  return nullptr;
+}
+
+// nvcc's launch configuration stack (__cudaPushCallConfiguration / __cudaPopCallConfiguration),
+// per thread as in the real runtime. dim3 is three unsigned ints in every version.
+struct Config {
+  unsigned char grid[12];
+  unsigned char block[12];
+  size_t shared;
+  void* stream;
+};
+thread_local std::vector<Config> t_configs;
+
+constexpr int kCudaErrorMissingConfiguration = 52;
+
 }  // namespace
 
-Call::Call(const char* symbol) : symbol_(symbol) {
-  std::lock_guard<std::mutex> lock(Mutex());
-  fake_cudart::Record& r = Records()[symbol_];
-  r.calls++;
-  r.args.clear();
-}
-
-void Call::Record(int index, const void* bytes, size_t size) {
-  std::lock_guard<std::mutex> lock(Mutex());
-  auto& args = Records()[symbol_].args;
-  if (static_cast<int>(args.size()) <= index) args.resize(index + 1);
+void Call::Add(const void* bytes, size_t size) {
   const auto* p = static_cast<const unsigned char*>(bytes);
-  args[index].assign(p, p + size);
+  args_.emplace_back(p, p + (size < kMaxArgBytes ? size : kMaxArgBytes));
 }
 
-int Call::Finish() {
-  std::lock_guard<std::mutex> lock(Mutex());
-  fake_cudart::Record& r = Records()[symbol_];
-  for (const auto& [index, bytes] : r.outs) {
-    if (index >= static_cast<int>(r.args.size()) || r.args[index].size() != sizeof(void*)) continue;
-    void* target = nullptr;
-    std::memcpy(&target, r.args[index].data(), sizeof(target));
-    if (target != nullptr) std::memcpy(target, bytes.data(), bytes.size());
-  }
+int Call::Commit() {
+  std::lock_guard<std::mutex> lock(S().mu);
+  Record& r = S().records[symbol_];
+  r.calls++;
+  r.args = args_;
+  outs_ = r.outs;
   return r.result;
 }
 
-int DriverVersion() {
-  std::lock_guard<std::mutex> lock(Mutex());
-  return g_driver_version != 0 ? g_driver_version : RuntimeVersion();
+void Call::WriteOuts() {
+  for (const auto& [index, bytes] : outs_) {
+    if (index < 0 || index >= static_cast<int>(args_.size()) ||
+        args_[index].size() != sizeof(void*)) {
+      continue;
+    }
+    void* target = nullptr;
+    std::memcpy(&target, args_[index].data(), sizeof(target));
+    if (target != nullptr && !bytes.empty()) std::memcpy(target, bytes.data(), bytes.size());
+  }
 }
 
-void SaveChosenProp(const void* prop, size_t size) {
-  std::lock_guard<std::mutex> lock(Mutex());
-  const auto* p = static_cast<const unsigned char*>(prop);
-  Chosen().assign(p, p + size);
+int DriverVersion() {
+  std::lock_guard<std::mutex> lock(S().mu);
+  return S().driver_version != 0 ? S().driver_version : RuntimeVersion();
 }
 
 void FillProp(void* prop) {
@@ -89,74 +97,111 @@ void FillProp(void* prop) {
     const uint32_t h = Fnv1a(f.name);
     for (int k = 0; k < f.size; ++k) out[f.offset + k] = static_cast<unsigned char>(h + k);
   }
+  auto set = [out](const char* name, const void* value, size_t size) {
+    const PropField* f = FindField(name);
+    if (f == nullptr) return;
+    std::memset(out + f->offset, 0, f->size);
+    std::memcpy(out + f->offset, value, size < static_cast<size_t>(f->size) ? size : f->size);
+  };
+  const char* device_name = DeviceName();
+  const int major = 9, minor = 0, sms = 132;
+  const size_t memory = 85899345920ull;
+  set("name", device_name, std::strlen(device_name));  // NUL padded
+  set("major", &major, sizeof(major));
+  set("minor", &minor, sizeof(minor));
+  set("multiProcessorCount", &sms, sizeof(sms));
+  set("totalGlobalMem", &memory, sizeof(memory));
+}
+
+void SaveChosenProp(const void* prop, size_t size) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  const auto* p = static_cast<const unsigned char*>(prop);
+  S().chosen.assign(p, p + size);
+}
+
+void** FatBinaryHandle() {
+  static void* handle[4] = {};
+  return handle;
+}
+
+void PushConfig(const void* grid, const void* block, size_t shared, void* stream) {
+  Config c;
+  std::memcpy(c.grid, grid, sizeof(c.grid));
+  std::memcpy(c.block, block, sizeof(c.block));
+  c.shared = shared;
+  c.stream = stream;
+  t_configs.push_back(c);
+}
+
+int PopConfig(void* grid, void* block, size_t* shared, void* stream) {
+  if (t_configs.empty()) return kCudaErrorMissingConfiguration;
+  const Config c = t_configs.back();
+  t_configs.pop_back();
+  if (grid != nullptr) std::memcpy(grid, c.grid, sizeof(c.grid));
+  if (block != nullptr) std::memcpy(block, c.block, sizeof(c.block));
+  if (shared != nullptr) *shared = c.shared;
+  if (stream != nullptr) std::memcpy(stream, &c.stream, sizeof(c.stream));
+  return 0;
 }
 
 }  // namespace fake_cudart
 
-using fake_cudart::Mutex;
-using fake_cudart::Records;
+using fake_cudart::S;
 
 extern "C" {
 
-__attribute__((visibility("default"))) void fake_cudart_reset(void) {
-  std::lock_guard<std::mutex> lock(Mutex());
-  Records().clear();
-  fake_cudart::g_driver_version = 0;
-  fake_cudart::Chosen().clear();
+void fake_cudart_reset(void) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().records.clear();
+  S().driver_version = 0;
+  S().chosen.clear();
 }
 
-__attribute__((visibility("default"))) void fake_cudart_set_result(const char* symbol, int result) {
-  std::lock_guard<std::mutex> lock(Mutex());
-  Records()[symbol].result = result;
+void fake_cudart_set_result(const char* symbol, int result) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().records[symbol].result = result;
 }
 
-__attribute__((visibility("default"))) void fake_cudart_set_driver_version(int version) {
-  std::lock_guard<std::mutex> lock(Mutex());
-  fake_cudart::g_driver_version = version;
+void fake_cudart_set_driver_version(int version) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().driver_version = version;
 }
 
-__attribute__((visibility("default"))) int fake_cudart_call_count(const char* symbol) {
-  std::lock_guard<std::mutex> lock(Mutex());
-  auto it = Records().find(symbol);
-  return it == Records().end() ? 0 : it->second.calls;
+int fake_cudart_call_count(const char* symbol) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  auto it = S().records.find(symbol);
+  return it == S().records.end() ? 0 : it->second.calls;
 }
 
-__attribute__((visibility("default"))) int fake_cudart_last_arg(const char* symbol, int arg_index,
-                                                                void* out, size_t size) {
-  std::lock_guard<std::mutex> lock(Mutex());
-  auto it = Records().find(symbol);
-  if (it == Records().end() || arg_index < 0 ||
+int fake_cudart_last_arg(const char* symbol, int arg_index, void* out, size_t size) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  auto it = S().records.find(symbol);
+  if (it == S().records.end() || arg_index < 0 ||
       arg_index >= static_cast<int>(it->second.args.size())) {
     return -1;
   }
   const auto& bytes = it->second.args[arg_index];
-  std::memcpy(out, bytes.data(), bytes.size() < size ? bytes.size() : size);
+  if (out != nullptr) std::memcpy(out, bytes.data(), bytes.size() < size ? bytes.size() : size);
   return static_cast<int>(bytes.size());
 }
 
-__attribute__((visibility("default"))) void fake_cudart_set_out(const char* symbol, int arg_index,
-                                                                const void* bytes, size_t size) {
-  std::lock_guard<std::mutex> lock(Mutex());
+void fake_cudart_set_out(const char* symbol, int arg_index, const void* bytes, size_t size) {
+  std::lock_guard<std::mutex> lock(S().mu);
   const auto* p = static_cast<const unsigned char*>(bytes);
-  Records()[symbol].outs[arg_index].assign(p, p + size);
+  S().records[symbol].outs[arg_index].assign(p, p + size);
 }
 
-__attribute__((visibility("default"))) int fake_cudart_chosen_field(const char* field_name,
-                                                                    void* out, size_t size) {
-  std::lock_guard<std::mutex> lock(Mutex());
-  const auto& chosen = fake_cudart::Chosen();
-  for (int i = 0; i < fake_cudart::kPropFieldCount; ++i) {
-    const fake_cudart::PropField& f = fake_cudart::kPropFields[i];
-    if (std::strcmp(f.name, field_name) != 0) continue;
-    if (chosen.size() < static_cast<size_t>(f.offset + f.size)) return -1;
-    std::memcpy(out, chosen.data() + f.offset, static_cast<size_t>(f.size) < size ? f.size : size);
-    return f.size;
+int fake_cudart_chosen_field(const char* field_name, void* out, size_t size) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  const fake_cudart::PropField* f = fake_cudart::FindField(field_name);
+  const auto& chosen = S().chosen;
+  if (f == nullptr || chosen.size() < static_cast<size_t>(f->offset + f->size)) return -1;
+  if (out != nullptr) {
+    std::memcpy(out, chosen.data() + f->offset, static_cast<size_t>(f->size) < size ? f->size : size);
   }
-  return -1;
+  return f->size;
 }
 
-__attribute__((visibility("default"))) const char* fake_cudart_identity(void) {
-  return fake_cudart_version_text();
-}
+const char* fake_cudart_identity(void) { return fake_cudart::Identity(); }
 
 }  // extern "C"

@@ -1,39 +1,56 @@
-// The recording core every generated fake runtime is built with (fake_runtime_core.cc).
+// The recording core every generated fake runtime is built with (fake_runtime_core.cc); the
+// generated source (gen_fake_runtime.py) defines the version-specific parts declared below.
 #ifndef CUDYN_TESTS_FAKE_RUNTIME_FAKE_RUNTIME_CORE_H_
 #define CUDYN_TESTS_FAKE_RUNTIME_FAKE_RUNTIME_CORE_H_
 
 #include <cstddef>
+#include <map>
+#include <vector>
 
 namespace fake_cudart {
 
-// One call in progress: Arg() records each argument, Finish() applies out-injections (through
-// the recorded pointer arguments) and returns the configured result.
+// Bytes recorded per argument at most (fake_runtime_control.h).
+constexpr size_t kMaxArgBytes = 64;
+
+// One call in progress: Arg() collects each argument's bytes, Commit() records the call (count
+// and arguments, atomically) and returns the configured result, WriteOuts() writes the
+// configured out-injections through the pointer arguments.
 class Call {
  public:
-  explicit Call(const char* symbol);
+  explicit Call(const char* symbol) : symbol_(symbol) {}
   template <typename T>
-  void Arg(int index, const T& value) {
-    Record(index, &value, sizeof(T));
+  void Arg(const T& value) {
+    Add(&value, sizeof(T));
   }
-  int Finish();
+  int Commit();
+  void WriteOuts();
 
  private:
-  void Record(int index, const void* bytes, size_t size);
+  void Add(const void* bytes, size_t size);
   const char* symbol_;
+  std::vector<std::vector<unsigned char>> args_;
+  std::map<int, std::vector<unsigned char>> outs_;
 };
 
-int RuntimeVersion();    // the version this fake reports (generated)
-int DriverVersion();     // configured, else RuntimeVersion()
-void SaveChosenProp(const void* prop, size_t size);
-// The fake's cudaDeviceProp layout (generated): name -> offset/size.
+// Generated per version.
+int RuntimeVersion();
+const char* Identity();    // "fake libcudart <version>"
+const char* DeviceName();  // "cudyn fake runtime <version>"
 struct PropField {
   const char* name;
   int offset;
   int size;
 };
-extern const PropField kPropFields[];
+extern const PropField kPropFields[];  // that version's struct cudaDeviceProp
 extern const int kPropFieldCount;
-void FillProp(void* prop);  // the documented pattern + readable fields
+
+// Behaviour of a few entry points.
+int DriverVersion();  // fake_cudart_set_driver_version's, else RuntimeVersion()
+void FillProp(void* prop);
+void SaveChosenProp(const void* prop, size_t size);
+void** FatBinaryHandle();
+void PushConfig(const void* grid, const void* block, size_t shared, void* stream);
+int PopConfig(void* grid, void* block, size_t* shared, void* stream);
 
 }  // namespace fake_cudart
 

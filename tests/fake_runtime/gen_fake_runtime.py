@@ -1,63 +1,71 @@
 #!/usr/bin/env python3
 """Writes one fake CUDA runtime: a C++ file defining exactly the symbols a real runtime exports,
-and its version script.
+and the version script that exports them as name@@SONAME.
 
-Facts (never typed here): the export list (version_tables/inputs/cudart_exports/<v>.txt) and the
-prototypes (version_tables/inputs/runtime_headers/cudart-<v>.json) of the runtime the fake stands
-for. The C++ file is compiled against that version's own cuda_runtime_api.h, so every definition
-must agree with the real declaration. Every function records its arguments
-(fake_runtime_core.h); a few answer like a runtime (versions, device count, properties).
+Facts (nothing here is a list of symbols or a prototype typed by hand):
+  --exports       the real runtime's export list (version_tables/inputs/cudart_exports/<v>.txt)
+  --facts         the prototypes of that version's cuda_runtime_api.h and its cudaDeviceProp layout
+                  (version_tables/inputs/runtime_headers/cudart-<v>.json)
+  --host_header   that version's crt/host_runtime.h and crt/device_functions.h: the prototypes of
+                  nvcc's host-stub ABI (__cudaRegisterFatBinary, __cudaPushCallConfiguration, ...),
+                  read from the header text
+The C++ file includes that version's own cuda_runtime_api.h, so each definition must agree with
+the real declaration (the compiler rejects a C function redeclared with other types); names the
+header maps by macro are #undef'd first. An exported name no header declares is defined as
+`int NAME(void)`. Every function records its call (fake_runtime_core.h); a few answer like a
+runtime (versions, device count, device properties, the launch configuration).
 
-Usage: gen_fake_runtime.py --exports TXT --facts JSON --version 11.8 --soname libcudart.so.11.0
-                           [--without REGEX]... --out_cc FILE --out_lds FILE
+Usage: gen_fake_runtime.py --exports TXT --facts JSON --host_header H... --version 11.8
+                           --soname libcudart.so.11.0 [--without REGEX]... --out_cc CC --out_lds LDS
 """
 import argparse
 import json
 import re
+import sys
 
-# nvcc's host-stub ABI: not in cuda_runtime_api.h, so defined with plain types (no declaration
-# to agree with). Each records its call; the configuration pair stores and returns the launch.
-HOST_STUBS = {
-    "__cudaRegisterFatBinary": ("void**", "void* fatCubin", "fatCubin",
-                                "static void* handle[4]; return handle;"),
-    "__cudaRegisterFatBinaryEnd": ("void", "void** handle", "handle", ""),
-    "__cudaUnregisterFatBinary": ("void", "void** handle", "handle", ""),
-    "__cudaRegisterFunction": ("void", "void** handle, const char* hostFun, char* deviceFun, "
-                               "const char* deviceName, int limit, void* tid, void* bid, "
-                               "void* bDim, void* gDim, int* wSize",
-                               "handle, hostFun, deviceFun, deviceName, limit, tid, bid, bDim, "
-                               "gDim, wSize", ""),
-    "__cudaRegisterVar": ("void", "void** handle, char* hostVar, char* deviceAddress, "
-                          "const char* deviceName, int ext, size_t size, int constant, int global",
-                          "handle, hostVar, deviceAddress, deviceName, ext, size, constant, global",
-                          ""),
-    "__cudaRegisterManagedVar": ("void", "void** handle, void** hostVarPtrAddress, "
-                                 "char* deviceAddress, const char* deviceName, int ext, "
-                                 "size_t size, int constant, int global",
-                                 "handle, hostVarPtrAddress, deviceAddress, deviceName, ext, "
-                                 "size, constant, global", ""),
-    "__cudaInitModule": ("char", "void** handle", "handle", "return 1;"),
-    "__cudaPushCallConfiguration": ("unsigned", "dim3 grid, dim3 block, size_t shared, void* stream",
-                                    "grid, block, shared, stream",
-                                    "g_config = {grid, block, shared, stream}; return 0;"),
-    "__cudaPopCallConfiguration": ("cudaError_t", "dim3* grid, dim3* block, size_t* shared, "
-                                   "void* stream", "grid, block, shared, stream",
-                                   "*grid = g_config.grid; *block = g_config.block; "
-                                   "*shared = g_config.shared; "
-                                   "*static_cast<void**>(stream) = g_config.stream; "
-                                   "return cudaSuccess;"),
-    "__cudaGetKernel": ("cudaError_t", "void** kernel, const void* hostFun", "kernel, hostFun",
-                        "*kernel = const_cast<void*>(hostFun); return cudaSuccess;"),
-    "__cudaLaunchKernel": ("cudaError_t", "void* kernel, dim3 grid, dim3 block, void** args, "
-                           "size_t shared, void* stream", "kernel, grid, block, args, shared, stream",
-                           ""),
-    "__cudaLaunchKernel_ptsz": ("cudaError_t", "void* kernel, dim3 grid, dim3 block, void** args, "
-                                "size_t shared, void* stream",
-                                "kernel, grid, block, args, shared, stream", ""),
+# The control API (fake_runtime_control.h): the only exports beyond the real runtime's.
+CONTROL_API = [
+    "fake_cudart_reset",
+    "fake_cudart_set_result",
+    "fake_cudart_set_driver_version",
+    "fake_cudart_call_count",
+    "fake_cudart_last_arg",
+    "fake_cudart_set_out",
+    "fake_cudart_chosen_field",
+    "fake_cudart_identity",
+]
+
+# Behaviour beyond "record and return the configured result", by symbol. `{0}`, `{1}`... are the
+# parameter names; `rc` is the configured result. Runs before the out-injections are written, so
+# a test's set_out always has the last word.
+SPECIAL = {
+    "cudaRuntimeGetVersion": "if (rc == 0 && {0} != nullptr) *{0} = fake_cudart::RuntimeVersion();",
+    "cudaDriverGetVersion": "if (rc == 0 && {0} != nullptr) *{0} = fake_cudart::DriverVersion();",
+    "cudaGetDeviceCount": "if (rc == 0 && {0} != nullptr) *{0} = 1;",
+    "cudaGetDeviceProperties": "if (rc == 0 && {0} != nullptr) fake_cudart::FillProp({0});",
+    "cudaGetDeviceProperties_v2": "if (rc == 0 && {0} != nullptr) fake_cudart::FillProp({0});",
+    "cudaChooseDevice": ("if ({1} != nullptr) fake_cudart::SaveChosenProp({1}, sizeof(*{1}));\n"
+                         "  if (rc == 0 && {0} != nullptr) *{0} = 0;"),
+    "__cudaPushCallConfiguration": ("if (rc == 0) fake_cudart::PushConfig(&{0}, &{1}, {2}, "
+                                    "reinterpret_cast<void*>({3}));"),
+    "__cudaPopCallConfiguration": "if (rc == 0) rc = fake_cudart::PopConfig({0}, {1}, {2}, {3});",
+    "__cudaGetKernel": ("if (rc == 0 && {0} != nullptr) "
+                        "*{0} = reinterpret_cast<cudaKernel_t>(const_cast<void*>({1}));"),
+}
+
+# Return values that are not the configured result itself (the header documents them).
+SPECIAL_RETURN = {
+    "__cudaRegisterFatBinary": "return fake_cudart::FatBinaryHandle();",
+    "__cudaInitModule": "return static_cast<char>(rc == 0);",
+    "cudaCreateChannelDesc": "return cudaChannelFormatDesc{{{0}, {1}, {2}, {3}, {4}}};",
 }
 
 TYPE_WORDS = {"const", "volatile", "struct", "enum", "union", "unsigned", "signed", "int", "char",
-              "short", "long", "float", "double", "void", "size_t"}
+              "short", "long", "float", "double", "void", "size_t", "__restrict__", "restrict"}
+
+
+def fail(msg):
+    sys.exit("gen_fake_runtime.py: " + msg)
 
 
 def split_params(text):
@@ -67,20 +75,26 @@ def split_params(text):
             parts.append(cur.strip())
             cur = ""
             continue
-        depth += ch in "(["
-        depth -= ch in ")]"
+        depth += ch in "([<"
+        depth -= ch in ")]>"
         cur += ch
     if cur.strip():
         parts.append(cur.strip())
-    return [] if parts == ["void"] else parts
+    return [] if parts in ([], ["void"]) else parts
 
 
 def named(params):
-    """(params text with a name on every parameter, [names])."""
+    """(the parameter list with a name on every parameter, [names])."""
     out, names = [], []
     for i, p in enumerate(split_params(params)):
-        tokens = re.findall(r"\w+|\S", p)
-        if len(tokens) >= 2 and re.match(r"^[A-Za-z_]\w*$", tokens[-1]) and tokens[-1] not in TYPE_WORDS:
+        p = re.sub(r"\s*=\s*[^=]+$", "", p).strip()  # a default argument (host stubs)
+        fp = re.search(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)", p)  # a function-pointer parameter
+        tokens = re.findall(r"\w+|\S", re.sub(r"\[[^\]]*\]\s*$", "", p))
+        if fp:
+            out.append(p)
+            names.append(fp.group(1))
+        elif (len(tokens) >= 2 and re.match(r"^[A-Za-z_]\w*$", tokens[-1]) and
+              tokens[-1] not in TYPE_WORDS):
             out.append(p)
             names.append(tokens[-1])
         else:
@@ -89,110 +103,130 @@ def named(params):
     return ", ".join(out) or "void", names
 
 
-def body(symbol, ret, names, extra=""):
-    lines = ['  fake_cudart::Call call("%s");' % symbol]
-    lines += ["  call.Arg(%d, %s);" % (i, n) for i, n in enumerate(names)]
-    lines.append("  const int rc = call.Finish();")
-    lines.append("  (void)rc;")
-    if extra:
-        lines.append("  " + extra)
-    if ret == "cudaError_t":
+def host_stub_decls(paths):
+    """{name: {"ret", "params"}} of every `RET CUDARTAPI __cudaNAME(PARAMS);` in the headers."""
+    decls = {}
+    for path in paths:
+        text = open(path).read()
+        text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+        text = re.sub(r"//[^\n]*", " ", text)
+        text = re.sub(r"\\\n", " ", text)
+        text = "\n".join(l for l in text.split("\n") if not l.lstrip().startswith("#"))
+        for m in re.finditer(r"([^;{}()]*?)\bCUDARTAPI\s+(__cuda\w+)\s*\(([^()]*)\)\s*;", text):
+            ret = " ".join(w for w in m.group(1).split()
+                           if w not in ("extern", '"C"', "__host__", "__device__", "static",
+                                        "inline", "__cudart_builtin__"))
+            decl = {"ret": ret, "params": " ".join(m.group(3).split())}
+            if not ret:
+                fail("%s: no return type for %s" % (path, m.group(2)))
+            if m.group(2) in decls and decls[m.group(2)] != decl:
+                fail("%s: two declarations of %s: %s / %s" % (path, m.group(2), decls[m.group(2)],
+                                                             decl))
+            decls[m.group(2)] = decl
+    return decls
+
+
+def definition(sym, ret, params):
+    params, names = named(params)
+    ret = " ".join(ret.split())
+    lines = ['extern "C" %s %s(%s) {' % (ret, sym, params),
+             '  fake_cudart::Call call("%s");' % sym]
+    lines += ["  call.Arg(%s);" % n for n in names]
+    reassigns = "rc =" in SPECIAL.get(sym, "")
+    lines.append("  %sint rc = call.Commit();" % ("" if reassigns else "const "))
+    if sym in SPECIAL:
+        lines.append("  " + SPECIAL[sym].format(*names))
+    lines.append("  call.WriteOuts();")
+    if sym in SPECIAL_RETURN:
+        if "rc" not in SPECIAL_RETURN[sym]:
+            lines.append("  (void)rc;")
+        lines.append("  " + SPECIAL_RETURN[sym].format(*names))
+    elif ret == "void":
+        lines.append("  (void)rc;")
+    elif ret == "cudaError_t":
         lines.append("  return static_cast<cudaError_t>(rc);")
     elif ret.replace(" ", "") == "constchar*":
-        lines.append('  return "fake:%s";' % symbol)
-    elif ret != "void":
-        lines.append("  return {};")
-    return "\n".join(lines)
-
-
-SPECIAL = {
-    "cudaRuntimeGetVersion": "if (rc == 0 && %s != nullptr) *%s = fake_cudart::RuntimeVersion();",
-    "cudaDriverGetVersion": "if (rc == 0 && %s != nullptr) *%s = fake_cudart::DriverVersion();",
-    "cudaGetDeviceCount": "if (rc == 0 && %s != nullptr) *%s = 1;",
-}
+        lines.append("  (void)rc;")
+        lines.append('  return "fake:%s";' % sym)
+    elif ret in ("int", "unsigned", "unsigned int", "char"):
+        lines.append("  return static_cast<%s>(rc);" % ret)
+    else:
+        fail("%s returns %s: say what the fake returns (SPECIAL_RETURN)" % (sym, ret))
+    lines += ["}", ""]
+    return lines
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--exports", required=True)
     ap.add_argument("--facts", required=True)
+    ap.add_argument("--host_header", action="append", default=[])
     ap.add_argument("--version", required=True)
     ap.add_argument("--soname", required=True)
     ap.add_argument("--without", action="append", default=[])
     ap.add_argument("--out_cc", required=True)
     ap.add_argument("--out_lds", required=True)
     a = ap.parse_args()
-    exports = [l.split("@@")[0].strip() for l in open(a.exports)
-               if l.strip() and not l.startswith("#")]
-    exports = [e for e in exports if not any(re.search(w, e) for w in a.without)]
+
+    exports, unused = [], set(a.without)
+    for line in open(a.exports):
+        if not line.strip() or line.startswith("#"):
+            continue
+        name = line.split("@@")[0].strip()
+        hits = [w for w in a.without if re.search(w, name)]
+        unused -= set(hits)
+        if not hits:
+            exports.append(name)
+    if unused:
+        fail("--without matches no export: %s" % sorted(unused))
+    if len(set(exports)) != len(exports):
+        fail("duplicate names in " + a.exports)
     facts = json.load(open(a.facts))
     decls = dict(facts["decls"]["ptds"])
     decls.update(facts["decls"]["default"])
-    # A symbol a public name is mapped to by macro (cudaX -> cudaX_v2) has that name's prototype.
-    for mode in ("ptds", "default"):
-        for public, symbol in facts["map"].get(mode, {}).items():
-            if symbol not in decls and public in facts["decls"][mode]:
-                decls[symbol] = facts["decls"][mode][public]
+    host = host_stub_decls(a.host_header)
     major, minor = a.version.split(".")
     version = int(major) * 1000 + int(minor) * 10
-    cc = ["// Generated by tests/fake_runtime/gen_fake_runtime.py: fake libcudart %s. Do not edit."
-          % a.version,
-          "#include <cuda_runtime_api.h>", "", "#include <cstddef>", "#include <cstring>", "",
+
+    cc = ["// Generated by tests/fake_runtime/gen_fake_runtime.py: fake libcudart %s (%s), from %s"
+          % (a.version, a.soname, a.exports.split("/")[-1]),
+          "// and %s. Do not edit." % a.facts.split("/")[-1],
+          "#include <cuda_runtime_api.h>", "", "#include <cstddef>", "",
           '#include "tests/fake_runtime/fake_runtime_core.h"', "",
-          "namespace fake_cudart {",
+          "namespace fake_cudart {", "",
           "int RuntimeVersion() { return %d; }" % version,
+          'const char* Identity() { return "fake libcudart %s"; }' % a.version,
+          'const char* DeviceName() { return "cudyn fake runtime %s"; }' % a.version, "",
+          "// struct cudaDeviceProp of the %s header, field by field." % facts["cudart_version"],
           "const PropField kPropFields[] = {"]
+    cc += ['    {"%s", %d, %d},' % (f["name"], f["offset"], f["size"]) for f in facts["device_prop"]]
+    cc += ["};", "const int kPropFieldCount = sizeof(kPropFields) / sizeof(kPropFields[0]);", ""]
     for f in facts["device_prop"]:
-        cc.append('    {"%s", %d, %d},' % (f["name"], f["offset"], f["size"]))
-    cc += ["};", "const int kPropFieldCount = sizeof(kPropFields) / sizeof(kPropFields[0]);"]
-    for f in facts["device_prop"]:
-        cc.append("static_assert(offsetof(struct cudaDeviceProp, %s) == %d, \"layout\");"
-                  % (f["name"], f["offset"]))
-    cc += ["struct Config { dim3 grid, block; size_t shared; void* stream; };",
-           "Config g_config;", "}  // namespace fake_cudart", "using fake_cudart::g_config;", "",
-           'extern "C" const char* fake_cudart_version_text() { return "fake libcudart %s"; }'
-           % a.version, ""]
+        cc.append("static_assert(offsetof(cudaDeviceProp, %s) == %d && "
+                  "sizeof(cudaDeviceProp::%s) == %d, \"%s\");"
+                  % (f["name"], f["offset"], f["name"], f["size"], f["name"]))
+    cc += ["", "}  // namespace fake_cudart", ""]
+
     undeclared = []
     for sym in exports:
-        if sym in HOST_STUBS:
-            ret, params, args, extra = HOST_STUBS[sym]
-            names = [n.strip() for n in args.split(",")]
-            cc.append('extern "C" %s %s(%s) {' % (ret, sym, params))
-            b = body(sym, "void", names)
-            if extra:
-                b += "\n  " + extra
-            elif ret == "cudaError_t":
-                b += "\n  return static_cast<cudaError_t>(rc);"
-            cc += [b, "}", ""]
-            continue
-        if sym not in decls:
+        d = host.get(sym) if sym.startswith("__cuda") else decls.get(sym)
+        if d is None:
             undeclared.append(sym)
-            cc += ["#undef %s" % sym, 'extern "C" int %s(void) {' % sym, body(sym, "int", []).replace(
-                "return {};", "return rc;"), "}", ""]
+            cc += ["// Exported by the real runtime, declared by no header of the facts.",
+                   "#undef %s" % sym, 'extern "C" int %s(void) {' % sym, '  fake_cudart::Call call("%s");' % sym,
+                   "  const int rc = call.Commit();", "  return rc;", "}", ""]
             continue
-        d = decls[sym]
-        params, names = named(d["params"])
-        extra = ""
-        if sym in SPECIAL and names:
-            extra = SPECIAL[sym] % (names[0], names[0])
-        elif sym in ("cudaGetDeviceProperties", "cudaGetDeviceProperties_v2"):
-            p = names[0]
-            extra = ("if (rc == 0 && %s != nullptr) { fake_cudart::FillProp(%s); "
-                     'std::memset(%s->name, 0, sizeof(%s->name)); '
-                     'std::strcpy(%s->name, "cudyn fake runtime %s"); %s->major = 9; %s->minor = 0; '
-                     "%s->multiProcessorCount = 132; %s->totalGlobalMem = 85899345920ull; }"
-                     % ((p, p, p, p, p, a.version) + (p,) * 4))
-        elif sym == "cudaChooseDevice":
-            extra = ("if (%s != nullptr) fake_cudart::SaveChosenProp(%s, sizeof(*%s)); "
-                     "if (rc == 0 && %s != nullptr) *%s = 0;"
-                     % (names[1], names[1], names[1], names[0], names[0]))
-        cc += ["#undef %s" % sym, 'extern "C" %s %s(%s) {' % (d["ret"], sym, params),
-               body(sym, d["ret"], names, extra), "}", ""]
+        cc += ["#undef %s" % sym] + definition(sym, d["ret"], d["params"])
     open(a.out_cc, "w").write("\n".join(cc) + "\n")
-    lds = ["/* Generated: the exports of a %s runtime (%d) + the fake's control API. */" %
-           (a.version, len(exports)), "%s {" % a.soname, "  global:"]
+
+    lds = ["/* Generated by tests/fake_runtime/gen_fake_runtime.py: the %d exports of a %s runtime"
+           % (len(exports), a.version),
+           "   (%d of them declared by no header), then the fake's control API. */"
+           % len(undeclared),
+           "%s {" % a.soname, "  global:"]
     lds += ["    %s;" % s for s in exports]
-    lds += ["    fake_cudart_*;", "  local:", "    *;", "};"]
+    lds += ["    %s;" % s for s in CONTROL_API]
+    lds += ["  local:", "    *;", "};"]
     open(a.out_lds, "w").write("\n".join(lds) + "\n")
 
 
