@@ -8,11 +8,17 @@
 set -euo pipefail
 probe="$(realpath "$1")"
 shift
+# Sanitizer builds (--config=asan/tsan): libcudyn_cudart.so then needs the sanitizer runtime, which
+# must come first in a process whose program (nvcc-built, uninstrumented) does not link it.
+preload=""
+for rt in $(readelf -d "$(dirname "$probe")/libcudyn_cudart.so" | sed -n 's/.*(NEEDED).*\[\(lib[a-z]*san\)\.so.*\]/\1/p'); do
+  case $rt in libasan | libtsan) preload="$(gcc -print-file-name="$rt.so")" ;; esac
+done
 fails=0
 for fake in "$@"; do
   fake="$(realpath "$fake")"
   version="$(basename "$(dirname "$fake")")"
-  out="$(CUDYN_CUDART_PATH="$fake" "$probe" 2>&1)" || { echo "FAIL $version: exit $?: $out"; fails=$((fails + 1)); continue; }
+  out="$(CUDYN_CUDART_PATH="$fake" LD_PRELOAD="$preload" "$probe" 2>&1)" || { echo "FAIL $version: exit $?: $out"; fails=$((fails + 1)); continue; }
   want=("register_fatbin=1 register_function=1" "grid=3,2,1 block=64,1,1 shared=128")
   case $version in
     10.* | 11.*) want+=("launch_via=cudaLaunchKernel" "func_is_host_stub=1") ;;

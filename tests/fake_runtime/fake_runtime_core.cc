@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,19 @@ struct State {
   std::vector<unsigned char> chosen;  // *prop of the last cudaChooseDevice
 };
 
+// Never destroyed, so that calls during process exit (nvcc's atexit unregistration) still
+// work; ReleaseState frees what it holds when the fake is unloaded or the process exits.
 State& S() {
-  static auto* s = new State();  // never destroyed: calls may come during process exit
+  alignas(State) static unsigned char storage[sizeof(State)];
+  static State* s = new (storage) State();
   return *s;
+}
+
+__attribute__((destructor)) void ReleaseState() {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.records.clear();
+  std::vector<unsigned char>().swap(s.chosen);
 }
 
 uint32_t Fnv1a(const char* s) {
