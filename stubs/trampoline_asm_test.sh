@@ -23,8 +23,9 @@ for file in "$@"; do
     cur != "" {
       line = $0; sub(/^ *[0-9a-f]+:[ \t]*/, "", line)
       sub(/^[ \t]+/, "", line)
-      # Padding: nops, and "..." where objdump elides a run of zero bytes.
-      if (line ~ /^(nop|xchg +%ax,%ax|cs nop|data16|\.\.\.$)/) next
+      # Padding: nops, and zero bytes after the last trampoline of a section ("..." where objdump
+      # elides a run of them, "add %al,(%rax)" where it decodes a pair).
+      if (line ~ /^(nop|xchg +%ax,%ax|cs nop|data16|\.\.\.$|add +%al,\(%rax\)$)/) next
       n[cur]++
       if (line !~ ("^jmp +\\*(0x[0-9a-f]+)?\\(%rip\\) +# [0-9a-f]+ <" slots "(\\+0x[0-9a-f]+)?>$")) {
         ok[cur] = 0; bad[cur] = line
