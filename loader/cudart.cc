@@ -49,20 +49,6 @@ bool IsDirectory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// "libcudart.so.12" -> family 12, minor -1; "libcudart.so.10.2" -> 10, 2; else family 0.
-void ParseSoname(const std::string& soname, int* family, int* minor) {
-  *family = 0;
-  *minor = -1;
-  const std::string prefix = "libcudart.so.";
-  if (soname.compare(0, prefix.size(), prefix) != 0) return;
-  const char* p = soname.c_str() + prefix.size();
-  char* end = nullptr;
-  long major = std::strtol(p, &end, 10);
-  if (end == p || major < 10 || major > 99) return;
-  *family = static_cast<int>(major);
-  if (*end == '.') *minor = static_cast<int>(std::strtol(end + 1, nullptr, 10));
-}
-
 // DT_SONAME of a loaded object ("" if none).
 std::string LoadedSoname(void* handle) {
   struct link_map* map = nullptr;
@@ -142,6 +128,19 @@ std::vector<std::string> VersionedToolkitDirs() {
 }
 
 }  // namespace
+
+void ParseCudartSoname(const std::string& soname, int* family, int* minor) {
+  *family = 0;
+  *minor = -1;
+  const std::string prefix = "libcudart.so.";
+  if (soname.compare(0, prefix.size(), prefix) != 0) return;
+  const char* p = soname.c_str() + prefix.size();
+  char* end = nullptr;
+  long major = std::strtol(p, &end, 10);
+  if (end == p || major < 10 || major > 99) return;
+  *family = static_cast<int>(major);
+  if (*end == '.') *minor = static_cast<int>(std::strtol(end + 1, nullptr, 10));
+}
 
 const char* RuntimeSourceName(RuntimeSource source) {
   switch (source) {
@@ -294,7 +293,7 @@ bool Runtime::TryCandidate(const std::string& path, RuntimeSource source, bool n
   }
   const std::string soname = LoadedSoname(handle);
   int family = 0, minor = -1;
-  ParseSoname(soname, &family, &minor);
+  ParseCudartSoname(soname, &family, &minor);
   if (family == 0) {
     Reject(loaded, source, RuntimeRejection::kUnknownFamily,
            "its SONAME '" + soname + "' is not libcudart.so.<major>[.<minor>]");

@@ -178,6 +178,10 @@ class Runtime {
   std::string last_error_;
 };
 
+// The family rule of a runtime's SONAME: "libcudart.so.12" -> family 12, minor -1;
+// "libcudart.so.10.2" -> 10, 2; anything else -> family 0.
+void ParseCudartSoname(const std::string& soname, int* family, int* minor);
+
 // The family a driver of `driver_version` supports at most (13, 12, 11, 10), 0 for none/older.
 int NewestRuntimeFamilyFor(int driver_version);
 

@@ -84,21 +84,6 @@ std::vector<std::string> ListLibcudart(const std::string& dir) {
   return names;
 }
 
-// The loader's SONAME rule (loader/cudart.cc): "libcudart.so.12" -> 12, minor -1;
-// "libcudart.so.10.2" -> 10, 2; anything else -> family 0.
-void ParseCudartSoname(const std::string& soname, int* family, int* minor) {
-  *family = 0;
-  *minor = -1;
-  const std::string prefix = "libcudart.so.";
-  if (soname.compare(0, prefix.size(), prefix) != 0) return;
-  const char* p = soname.c_str() + prefix.size();
-  char* end = nullptr;
-  long major = std::strtol(p, &end, 10);
-  if (end == p || major < 10 || major > 99) return;
-  *family = static_cast<int>(major);
-  if (*end == '.') *minor = static_cast<int>(std::strtol(end + 1, nullptr, 10));
-}
-
 // ---- Where runtimes are looked for ------------------------------------------------------------
 
 // Appends `dir` (when it exists) to `out`, merging one reached several ways (by realpath).
