@@ -4,13 +4,17 @@
 # project in consumer/ with CMake (find_package(cudyn): cudyn::cuda, cudyn::cuda_static) and with
 # Make + pkg-config (cudyn-cuda, cudyn-cuda-static, plain -lcudyn_cuda -ldl -lpthread -lstdc++),
 # no Bazel inside, and run every program on the real 535 driver and on fake drivers, asserting
-# what they print.
+# what they print. The runtime side the same way (cudyn::cudart, cudyn::cudart_static,
+# cudyn-cudart.pc, cudyn-cudart-static.pc) on fake runtimes and the real 12.5 runtime, plus a
+# program linked against libcudart.so.13 that gets cudyn through the drop-in directory.
 #   $1 install.sh  $2 the tarball  $3 consumer/CMakeLists.txt  $4 the 535 libcuda.so.1
-#   $5... fake drivers (tests/fake_driver/cuda_<V>/libcuda.so.1)
+#   $5 the real 12.5 libcudart.so.12  $6 fake runtime 13.0  $7 fake runtime 11.8
+#   $8... fake drivers (tests/fake_driver/cuda_<V>/libcuda.so.1)
 set -euo pipefail
 abs() { [[ $1 == /* ]] && echo "$1" || echo "$PWD/$1"; }
 install_sh=$(abs "$1") tarball=$(abs "$2") src=$(dirname "$(abs "$3")") real535=$(abs "$4")
-shift 4
+real_cudart125=$(abs "$5") fake_cudart13=$(abs "$6") fake_cudart118=$(abs "$7")
+shift 7
 fakes=()
 for f in "$@"; do fakes+=("$(abs "$f")"); done
 
@@ -24,7 +28,9 @@ mv "$tmp/first_prefix" "$tmp/prefix"
 prefix=$tmp/prefix
 for f in bin/cudyn bin/cudyn-check lib/libcudyn_cuda.a lib/libcudyn_cuda.so lib/cudyn/libcuda.so.1 \
   lib/pkgconfig/cudyn-cuda.pc lib/cmake/cudyn/cudynConfig.cmake lib/cmake/cudyn/cudynConfigVersion.cmake \
-  include/cudyn/cudyn.h include/cudyn/cudyn_c.h; do
+  include/cudyn/cudyn.h include/cudyn/cudyn_c.h lib/libcudyn_cudart.a lib/libcudyn_cudart.so \
+  lib/cudyn/cudart/libcudart.so.13 lib/pkgconfig/cudyn-cudart.pc lib/pkgconfig/cudyn-cudart-static.pc \
+  include/cudyn/cudart.h include/cudyn/cudart_c.h; do
   [[ -e $prefix/$f ]] || fail "installed tree lacks $f"
 done
 if grep -rlF -e "$tmp/first_prefix" -e "execroot" -e "bazel-out" "$prefix" 2>/dev/null; then
@@ -60,6 +66,18 @@ PKG_CONFIG_PATH=$prefix/lib/pkgconfig make -C "$tmp/make_src" CFLAGS="$sanflags"
 for p in "$tmp/cmake_build/app_shared" "$tmp/make_src/app_shared"; do
   grep -q 'NEEDED.*\[libcudyn_cuda\.so\.[0-9]*\]' <<<"$(readelf -d "$p")" || fail "$p does not need libcudyn_cuda.so.<major>"
 done
+for p in "$tmp/cmake_build/app_cudart_shared" "$tmp/make_src/app_cudart_shared"; do
+  grep -q 'NEEDED.*\[libcudyn_cudart\.so\.[0-9]*\]' <<<"$(readelf -d "$p")" || fail "$p does not need libcudyn_cudart.so.<major>"
+done
+for p in "$tmp/cmake_build/app_cudart_static" "$tmp/make_src/app_cudart_static"; do
+  grep -q 'NEEDED.*libcudyn' <<<"$(readelf -d "$p")" && fail "$p needs a cudyn shared library but was linked statically"
+  grep -q ' T cudaRuntimeGetVersion$' <<<"$(nm "$p")" || fail "$p does not contain cudyn's cudaRuntimeGetVersion"
+done
+# A program as nvcc -cudart shared links it: against libcudart.so.13 (the fake 13.0 runtime has the
+# real one's SONAME and versioned exports), knowing nothing of cudyn.
+cc $sanflags -o "$tmp/app_lcudart" "$src/app_lcudart.c" "$fake_cudart13" -ldl ||
+  fail "linking app_lcudart against libcudart.so.13"
+grep -q 'NEEDED.*\[libcudart\.so\.13\]' <<<"$(readelf -d "$tmp/app_lcudart")" || fail "app_lcudart does not need libcudart.so.13"
 for p in "$tmp/cmake_build/app_static" "$tmp/make_src/app_static" "$tmp/make_src/app_plain_static"; do
   grep -q 'NEEDED.*libcudyn' <<<"$(readelf -d "$p")" && fail "$p needs a cudyn shared library but was linked statically"
   grep -q ' T cuDriverGetVersion$' <<<"$(nm "$p")" || fail "$p does not contain cudyn's cuDriverGetVersion"
@@ -70,10 +88,20 @@ done
 expect() {
   local program=$1 driver=$2 clamp=$3
   shift 3
+  expect_env "$program" "on ${driver#"$TEST_SRCDIR"/}${clamp:+ clamped to $clamp}" 0 \
+    CUDYN_DRIVER_PATH="$driver" ${clamp:+CUDYN_MAX_CUDA_VERSION=$clamp} -- "$@"
+}
+# expect_env PROGRAM LABEL STATUS VAR=VALUE... -- LINE...: run PROGRAM with those variables (and no
+# inherited CUDYN_*), expect that exit status and each LINE in the output.
+expect_env() {
+  local program=$1 label="$(basename "$(dirname "$1")")/$(basename "$1") $2" status=$3 vars=()
+  shift 3
+  while [[ $1 != -- ]]; do vars+=("$1"); shift; done
+  shift
   local out rc=0
-  out=$(env -u CUDYN_MAX_CUDA_VERSION CUDYN_DRIVER_PATH="$driver" ${clamp:+CUDYN_MAX_CUDA_VERSION=$clamp} "$program" 2>&1) || rc=$?
-  local label="$(basename "$(dirname "$program")")/$(basename "$program") on ${driver#"$TEST_SRCDIR"/}${clamp:+ clamped to $clamp}"
-  ((rc == 0)) || { fail "$label exited $rc:"$'\n'"$out"; return; }
+  out=$(env -u CUDYN_MAX_CUDA_VERSION -u CUDYN_DRIVER_PATH -u CUDYN_CUDART_PATH -u LD_LIBRARY_PATH \
+    "${vars[@]}" "$program" 2>&1) || rc=$?
+  ((rc == status)) || { fail "$label exited $rc, expected $status:"$'\n'"$out"; return; }
   for line in "$@"; do
     grep -qF -- "$line" <<<"$out" || { fail "$label: no '$line' in:"$'\n'"$out"; return; }
   done
@@ -99,6 +127,42 @@ done
 out=$("$tmp/cmake_build/loader_api" "$real535" 2>&1) || fail "loader_api on 535: $out"
 grep -q "loader: cuda_version=12020 effective=11040 strategy=cuGetProcAddress entries=[1-9]" <<<"$out" ||
   fail "loader_api on 535 printed: $out"
+
+# The runtime drop-in: the runtime named by CUDYN_CUDART_PATH answers, whatever the driver.
+for p in "$tmp/cmake_build/app_cudart_shared" "$tmp/cmake_build/app_cudart_static" \
+  "$tmp/make_src/app_cudart_shared" "$tmp/make_src/app_cudart_static"; do
+  expect_env "$p" "on the fake 11.8 runtime" 0 CUDYN_CUDART_PATH="$fake_cudart118" -- \
+    "cudaRuntimeGetVersion: rc=0 version=11080" "cudaGetDeviceCount: rc=0" \
+    "runtime=$fake_cudart118 family=11 version=11080"
+  expect_env "$p" "on the fake 13.0 runtime" 0 CUDYN_CUDART_PATH="$fake_cudart13" -- \
+    "cudaRuntimeGetVersion: rc=0 version=13000" "runtime=$fake_cudart13 family=13 version=13000"
+  # The real 12.5 runtime on the real 535 driver (no GPU here: 100 cudaErrorNoDevice).
+  expect_env "$p" "on the real 12.5 runtime, 535 driver" 0 CUDYN_CUDART_PATH="$real_cudart125" \
+    CUDYN_DRIVER_PATH="$real535" -- "cudaRuntimeGetVersion: rc=0 version=12050" \
+    "cudaGetDeviceCount: rc=100" "runtime=$real_cudart125 family=12 version=12050"
+  expect_env "$p" "with no runtime" 1 CUDYN_CUDART_PATH="$tmp/nonexistent/libcudart.so.13" -- \
+    "cudaRuntimeGetVersion: rc=303" "runtime= family=0 version=0"
+done
+out=$("$tmp/cmake_build/cudart_api" "$fake_cudart118" 2>&1) || fail "cudart_api on the fake 11.8 runtime: $out"
+grep -q "runtime: family=11 version=11080 entries=[1-9][0-9]* missing=[1-9]" <<<"$out" ||
+  fail "cudart_api on the fake 11.8 runtime printed: $out"
+
+# A program linked against libcudart.so.13: its own runtime, or cudyn's through the drop-in directory.
+dropin=$prefix/lib/cudyn/cudart
+expect_env "$tmp/app_lcudart" "with the fake 13.0 runtime it was linked with" 0 \
+  LD_LIBRARY_PATH="$(dirname "$fake_cudart13")" -- "cudaRuntimeGetVersion: rc=0 version=13000" \
+  "cudaRuntimeGetVersion from $fake_cudart13" "cudyn runtime: (cudyn not loaded)"
+expect_env "$tmp/app_lcudart" "through the drop-in directory on the fake 11.8 runtime" 0 \
+  LD_LIBRARY_PATH="$dropin" CUDYN_CUDART_PATH="$fake_cudart118" -- \
+  "cudaRuntimeGetVersion: rc=0 version=11080" "cudaRuntimeGetVersion from $dropin/libcudart.so.13" \
+  "cudyn runtime: $fake_cudart118"
+expect_env "$tmp/app_lcudart" "through the drop-in directory on the real 12.5 runtime" 0 \
+  LD_LIBRARY_PATH="$dropin" CUDYN_CUDART_PATH="$real_cudart125" CUDYN_DRIVER_PATH="$real535" -- \
+  "cudaRuntimeGetVersion: rc=0 version=12050" "cudyn runtime: $real_cudart125"
+# cudyn named as the runtime: refused (never a loop into itself), a clear error.
+expect_env "$tmp/app_lcudart" "with cudyn itself named as the runtime" 1 \
+  LD_LIBRARY_PATH="$dropin" CUDYN_CUDART_PATH="$dropin/libcudart.so.13" -- \
+  "cudaRuntimeGetVersion: rc=303" "is cudyn itself"
 
 # No driver at all: the programs report 303 instead of crashing.
 out=$(CUDYN_DRIVER_PATH=$tmp/nonexistent/libcuda.so.1 "$tmp/make_src/app_static" 2>/dev/null) && fail "app_static succeeded with no driver"

@@ -33,21 +33,34 @@ dpkg-deb -x "$deb" "$root" || { echo "FAIL: dpkg-deb -x"; exit 1; }
 expected=$(sort <<EOF2
 ./usr/bin/cudyn
 ./usr/bin/cudyn-check
+./usr/include/cudyn/cudart.h
+./usr/include/cudyn/cudart_c.h
 ./usr/include/cudyn/cudyn.h
 ./usr/include/cudyn/cudyn_c.h
 ./usr/include/cudyn/cudyn_version.h
 ./usr/include/cudyn/version_tables/api_table.h
+./usr/include/cudyn/version_tables/cudart_table.h
+./usr/include/cudyn/version_tables/generated_cudart/cudart_adapters.inc
+./usr/include/cudyn/version_tables/generated_cudart/cudart_entries.inc
+./usr/include/cudyn/version_tables/generated_cudart/cudart_entry_count.h
 ./usr/include/cudyn/version_tables/generated/cudyn_entries.inc
 ./usr/include/cudyn/version_tables/generated/cudyn_entry_count.h
 ./usr/lib/cmake/cudyn/cudynConfig.cmake
 ./usr/lib/cmake/cudyn/cudynConfigVersion.cmake
+./usr/lib/cudyn/cudart/libcudart.so.13 -> ../../libcudyn_cudart.so.$version
 ./usr/lib/cudyn/libcuda.so.1 -> ../libcudyn_cuda.so.$version
 ./usr/lib/libcudyn_cuda.a
 ./usr/lib/libcudyn_cuda.so -> libcudyn_cuda.so.$major
 ./usr/lib/libcudyn_cuda.so.$major -> libcudyn_cuda.so.$version
 ./usr/lib/libcudyn_cuda.so.$version
+./usr/lib/libcudyn_cudart.a
+./usr/lib/libcudyn_cudart.so -> libcudyn_cudart.so.$major
+./usr/lib/libcudyn_cudart.so.$major -> libcudyn_cudart.so.$version
+./usr/lib/libcudyn_cudart.so.$version
 ./usr/lib/pkgconfig/cudyn-cuda-static.pc
 ./usr/lib/pkgconfig/cudyn-cuda.pc
+./usr/lib/pkgconfig/cudyn-cudart-static.pc
+./usr/lib/pkgconfig/cudyn-cudart.pc
 ./usr/share/doc/cudyn/README.md
 EOF2
 )
@@ -57,10 +70,10 @@ if [[ $actual != "$expected" ]]; then
 else
   ok "file list ($(wc -l <<<"$actual") entries)"
 fi
-# Never shadow the real driver: the only libcuda* is in the private drop-in directory, which is
-# not a directory the dynamic linker searches.
-shadow=$(cd "$root" && find . -name 'libcuda.so*' ! -path './usr/lib/cudyn/*')
-[[ -z $shadow ]] || fail "a libcuda.so* outside usr/lib/cudyn: $shadow"
+# Never shadow the real driver or runtime: the only libcuda* / libcudart* are in the private drop-in
+# directories, which the dynamic linker does not search.
+shadow=$(cd "$root" && find . \( -name 'libcuda.so*' -o -name 'libcudart.so*' \) ! -path './usr/lib/cudyn/*')
+[[ -z $shadow ]] || fail "a libcuda.so* or libcudart.so* outside usr/lib/cudyn: $shadow"
 [[ $(dpkg-deb -c "$deb" | awk '{print $2}' | sort -u) == "root/root" ]] || fail "files not owned by root/root"
 
 # ---- ELF files: dependencies, build paths ------------------------------------------------------------
@@ -89,7 +102,7 @@ for f in $(find "$root" -type f \( -name '*.a' -o -name '*.pc' -o -name '*.cmake
   hits=$(strings -a "$f" | grep -F "${build_paths[@]}" | sort -u | head -5 || true)
   [[ -z $hits ]] || fail "${f#"$root"/} names build paths: ${hits//$'\n'/ | }"
 done
-((elves >= 3)) || fail "only $elves ELF files found"
+((elves >= 4)) || fail "only $elves ELF files found"
 ok "$elves ELF files need only glibc/libstdc++; no build paths in any shipped file"
 
 # ---- run from the unpacked tree ----------------------------------------------------------------------
