@@ -379,27 +379,22 @@ void Runtime::Discover(const RuntimeOptions& options) {
   if (clamp && driver_version_ > 0 && *clamp < driver_version_) driver_version_ = *clamp;
   adapter_instance_ = internal::AcquireCudartAdapterInstance(this);
 
-  std::string explicit_path = options.runtime_path;
-  RuntimeSource explicit_source = RuntimeSource::kOption;
-  if (explicit_path.empty() && options.use_environment) {
-    std::string env_path = internal::GetEnv("CUDYN_CUDART_PATH");
-    if (!env_path.empty()) {
-      if (internal::IsSecureExecution()) {
-        Reject(env_path, RuntimeSource::kEnvironment, RuntimeRejection::kIgnoredSecure,
-               "ignored: the process runs with AT_SECURE (setuid/setgid)");
-        warnings_.push_back("CUDYN_CUDART_PATH ignored in a setuid/setgid process");
-      } else {
-        explicit_path = env_path;
-        explicit_source = RuntimeSource::kEnvironment;
-      }
-    }
+  const internal::ExplicitPath chosen =
+      internal::ChooseExplicitPath(options.runtime_path, options.use_environment, "CUDYN_CUDART_PATH");
+  if (!chosen.ignored_secure.empty()) {
+    Reject(chosen.ignored_secure, RuntimeSource::kEnvironment, RuntimeRejection::kIgnoredSecure,
+           internal::kIgnoredSecureReason);
+    warnings_.push_back("CUDYN_CUDART_PATH ignored in a setuid/setgid process");
   }
+  const std::string& explicit_path = chosen.path;
+  const RuntimeSource explicit_source =
+      chosen.from_environment ? RuntimeSource::kEnvironment : RuntimeSource::kOption;
   bool accepted = false;
   const int newest = driver_version_ > 0 ? NewestRuntimeFamilyFor(driver_version_) : 13;
   if (!explicit_path.empty()) {
     if (explicit_path[0] != '/') {
       Reject(explicit_path, explicit_source, RuntimeRejection::kNotAbsolute,
-             "not an absolute path (relative paths are never searched)");
+             internal::kNotAbsoluteReason);
     } else {
       accepted = TryCandidate(explicit_path, explicit_source, false, 0);
     }

@@ -1,20 +1,11 @@
 #include "loader/cudart_c.h"
 
-#include <cstring>
 #include <string>
 
 #include "loader/cudart.h"
+#include "loader/internal.h"
 
 namespace {
-
-int CopyOut(const std::string& text, char* buffer, size_t size) {
-  if (buffer != nullptr && size > 0) {
-    size_t n = text.size() < size - 1 ? text.size() : size - 1;
-    std::memcpy(buffer, text.data(), n);
-    buffer[n] = '\0';
-  }
-  return static_cast<int>(text.size());
-}
 
 bool ValidIndex(int index) { return index >= 0 && index < cudyn::kCudartEntryCount; }
 
@@ -46,7 +37,7 @@ const char* cudynCudartEntryStatus(int index) {
 int cudynCudartEntryRuntimeSymbol(int index, char* buffer, size_t size) {
   if (!ValidIndex(index)) return -1;
   std::string symbol = cudyn::DefaultRuntime().bound_symbol(index);
-  return symbol.empty() ? -1 : CopyOut(symbol, buffer, size);
+  return symbol.empty() ? -1 : cudyn::internal::CopyToBuffer(symbol, buffer, size);
 }
 
 int cudynCudartBindAll(void) {
@@ -55,7 +46,7 @@ int cudynCudartBindAll(void) {
 }
 
 int cudynCudartLastError(char* buffer, size_t size) {
-  return CopyOut(cudyn::DefaultRuntime().last_error(), buffer, size);
+  return cudyn::internal::CopyToBuffer(cudyn::DefaultRuntime().last_error(), buffer, size);
 }
 
 }  // extern "C"

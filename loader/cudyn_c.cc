@@ -1,20 +1,11 @@
 #include "loader/cudyn_c.h"
 
-#include <cstring>
 #include <string>
 
 #include "loader/cudyn.h"
+#include "loader/internal.h"
 
 namespace {
-
-int CopyOut(const std::string& text, char* buffer, size_t size) {
-  if (buffer != nullptr && size > 0) {
-    size_t n = text.size() < size - 1 ? text.size() : size - 1;
-    std::memcpy(buffer, text.data(), n);
-    buffer[n] = '\0';
-  }
-  return static_cast<int>(text.size());
-}
 
 bool ValidIndex(int index) { return index >= 0 && index < cudyn::kEntryCount; }
 
@@ -53,7 +44,7 @@ int cudynEntryDriverSymbol(int index, char* buffer, size_t size) {
   if (!ValidIndex(index)) return -1;
   std::string symbol = cudyn::DefaultDriver().driver_symbol(index);
   if (symbol.empty()) return -1;
-  return CopyOut(symbol, buffer, size);
+  return cudyn::internal::CopyToBuffer(symbol, buffer, size);
 }
 
 int cudynBindAll(void) {
@@ -62,7 +53,7 @@ int cudynBindAll(void) {
 }
 
 int cudynLastError(char* buffer, size_t size) {
-  return CopyOut(cudyn::DefaultDriver().last_error(), buffer, size);
+  return cudyn::internal::CopyToBuffer(cudyn::DefaultDriver().last_error(), buffer, size);
 }
 
 }  // extern "C"

@@ -407,26 +407,21 @@ void Driver::Discover(const DriverOptions& options) {
 
   // Candidate order: explicit path (option, then CUDYN_DRIVER_PATH) alone; otherwise the
   // already-loaded driver, WSL, the default search and well-known directories.
-  std::string explicit_path = options.driver_path;
-  CandidateSource explicit_source = CandidateSource::kOption;
-  if (explicit_path.empty() && options.use_environment) {
-    std::string env_path = internal::GetEnv("CUDYN_DRIVER_PATH");
-    if (!env_path.empty()) {
-      if (internal::IsSecureExecution()) {
-        Reject(env_path, CandidateSource::kEnvironment, Rejection::kIgnoredSecure,
-               "ignored: the process runs with AT_SECURE (setuid/setgid)");
-        warnings_.push_back("CUDYN_DRIVER_PATH ignored in a setuid/setgid process");
-      } else {
-        explicit_path = env_path;
-        explicit_source = CandidateSource::kEnvironment;
-      }
-    }
+  const internal::ExplicitPath chosen =
+      internal::ChooseExplicitPath(options.driver_path, options.use_environment, "CUDYN_DRIVER_PATH");
+  if (!chosen.ignored_secure.empty()) {
+    Reject(chosen.ignored_secure, CandidateSource::kEnvironment, Rejection::kIgnoredSecure,
+           internal::kIgnoredSecureReason);
+    warnings_.push_back("CUDYN_DRIVER_PATH ignored in a setuid/setgid process");
   }
+  const std::string& explicit_path = chosen.path;
+  const CandidateSource explicit_source =
+      chosen.from_environment ? CandidateSource::kEnvironment : CandidateSource::kOption;
   bool accepted = false;
   if (!explicit_path.empty()) {
     if (explicit_path[0] != '/') {
       Reject(explicit_path, explicit_source, Rejection::kNotAbsolute,
-             "not an absolute path (relative paths are never searched)");
+             internal::kNotAbsoluteReason);
     } else {
       accepted = TryCandidate(explicit_path, explicit_source, false);
     }

@@ -2,6 +2,7 @@
 #ifndef CUDYN_LOADER_INTERNAL_H_
 #define CUDYN_LOADER_INTERNAL_H_
 
+#include <cstddef>
 #include <string>
 
 #include "loader/cudyn.h"
@@ -37,6 +38,26 @@ std::string ConfigureLogFromEnvironment();
 bool IsSecureExecution();
 // getenv that returns "" for unset.
 std::string GetEnv(const char* name);
+
+// The explicit library path of a discovery (driver or runtime): the option when set, else (with
+// use_environment) the variable `env_name` (CUDYN_DRIVER_PATH, CUDYN_CUDART_PATH). A process with
+// AT_SECURE never loads a library its caller names: the variable's value is then returned in
+// `ignored_secure` instead, for the candidate list, and `path` stays empty.
+struct ExplicitPath {
+  std::string path;
+  bool from_environment = false;
+  std::string ignored_secure;
+};
+ExplicitPath ChooseExplicitPath(const std::string& option, bool use_environment,
+                                const char* env_name);
+inline constexpr const char* kIgnoredSecureReason =
+    "ignored: the process runs with AT_SECURE (setuid/setgid)";
+inline constexpr const char* kNotAbsoluteReason =
+    "not an absolute path (relative paths are never searched)";
+
+// The C APIs' string out-parameters: copies `text` into `buffer` (truncated, always
+// NUL-terminated when size > 0) and returns its full length.
+int CopyToBuffer(const std::string& text, char* buffer, size_t size);
 
 // Shared by driver and runtime discovery (driver.cc).
 // "" when `path` can be handed to dlopen, else why not (missing, directory, truncated, other arch).

@@ -4,6 +4,7 @@
 #include <sys/auxv.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "loader/internal.h"
@@ -46,6 +47,32 @@ std::string GetEnv(const char* name) {
 }
 
 bool IsSecureExecution() { return getauxval(AT_SECURE) != 0; }
+
+ExplicitPath ChooseExplicitPath(const std::string& option, bool use_environment,
+                                const char* env_name) {
+  ExplicitPath chosen;
+  chosen.path = option;
+  if (!option.empty() || !use_environment) return chosen;
+  std::string value = GetEnv(env_name);
+  if (value.empty()) return chosen;
+  if (IsSecureExecution()) {
+    chosen.path.clear();
+    chosen.ignored_secure = value;
+  } else {
+    chosen.path = value;
+    chosen.from_environment = true;
+  }
+  return chosen;
+}
+
+int CopyToBuffer(const std::string& text, char* buffer, size_t size) {
+  if (buffer != nullptr && size > 0) {
+    size_t n = text.size() < size - 1 ? text.size() : size - 1;
+    std::memcpy(buffer, text.data(), n);
+    buffer[n] = '\0';
+  }
+  return static_cast<int>(text.size());
+}
 
 std::string ConfigureLogFromEnvironment() {
   std::string value = GetEnv("CUDYN_LOG");

@@ -1,5 +1,6 @@
 #include "tools/check_common.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -31,25 +32,9 @@ const char* const kTrustedDirs[] = {
     "/usr/lib",
 };
 
-bool IsDirectory(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 bool Exists(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0;
-}
-
-std::vector<std::string> Glob(const std::string& pattern) {
-  std::vector<std::string> out;
-  glob_t g;
-  std::memset(&g, 0, sizeof(g));
-  if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
-    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
-  }
-  globfree(&g);
-  return out;  // glob sorts by default
 }
 
 std::string Trim(const std::string& s) {
@@ -214,6 +199,45 @@ std::string CuInitRemedy(int result) {
 
 bool IsDriverCompatibilityError(int result) {
   return result == 34 || result == 35 || result == 803 || result == 804;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::vector<std::string> Glob(const std::string& pattern) {
+  std::vector<std::string> out;
+  glob_t g;
+  std::memset(&g, 0, sizeof(g));
+  if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
+    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
+  }
+  globfree(&g);
+  return out;  // glob sorts by default
+}
+
+void AddUnique(std::vector<std::string>* list, const std::string& item) {
+  if (std::find(list->begin(), list->end(), item) == list->end()) list->push_back(item);
+}
+
+bool IsLibraryName(const std::string& name, const std::string& base) {
+  return name.compare(0, base.size(), base) == 0 &&
+         (name.size() == base.size() || name[base.size()] == '.');
+}
+
+std::vector<std::string> ListLibraryNames(const std::string& dir, const std::string& base) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return names;
+  while (struct dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (IsLibraryName(name, base)) names.push_back(name);
+    if (names.size() > 1000) break;  // a directory of junk is not worth reading further
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 std::string RealPath(const std::string& path) {

@@ -52,6 +52,16 @@ bool IsDriverCompatibilityError(int result);
 
 // The realpath of `path`, or `path` when it cannot be resolved.
 std::string RealPath(const std::string& path);
+bool IsDirectory(const std::string& path);
+// Every path matching the shell pattern, sorted.
+std::vector<std::string> Glob(const std::string& pattern);
+// Appends `item` unless `list` holds it already.
+void AddUnique(std::vector<std::string>* list, const std::string& item);
+// `name` is `base` ("libcudart.so") or `base` + "." + anything ("libcudart.so.13"; not
+// "libcudart_static.a", not "libcudart.so_bak").
+bool IsLibraryName(const std::string& name, const std::string& base);
+// The names in `dir` IsLibraryName accepts, sorted; at most ~1000 of them.
+std::vector<std::string> ListLibraryNames(const std::string& dir, const std::string& base);
 std::string DirName(const std::string& path);
 std::string BaseName(const std::string& path);
 // "535.261.03" for a file (after resolving symlinks) named libcuda.so.535.261.03, else "".

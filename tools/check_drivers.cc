@@ -24,28 +24,6 @@ struct DriverFile {
   bool is_cudyn = false;  // cudyn's drop-in installed under a libcuda name
 };
 
-bool IsLibcudaName(const std::string& name) {
-  return name == "libcuda.so" || name.compare(0, 11, "libcuda.so.") == 0;
-}
-
-std::vector<std::string> ListLibcuda(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return names;
-  while (struct dirent* e = readdir(d)) {
-    std::string name = e->d_name;
-    if (IsLibcudaName(name)) names.push_back(name);
-    if (names.size() > 1000) break;
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-void AddUnique(std::vector<std::string>* list, const std::string& item) {
-  if (std::find(list->begin(), list->end(), item) == list->end()) list->push_back(item);
-}
-
 enum class FileKind { kDriver, kStub, kCudyn, kInvalid };
 
 // The "kind" field of --json.
@@ -130,7 +108,7 @@ int RunDrivers(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<DriverFile> files;
   std::map<std::string, size_t> by_real;
   for (const SearchDir& dir : dirs) {
-    for (const std::string& name : ListLibcuda(dir.path)) {
+    for (const std::string& name : ListLibraryNames(dir.path, "libcuda.so")) {
       std::string path = dir.path + "/" + name;
       struct stat st;
       bool resolvable = stat(path.c_str(), &st) == 0;

@@ -40,48 +40,9 @@ constexpr int kMaxWalkDepth = 32;
 constexpr size_t kMaxWalkDirectories = 20000;
 constexpr size_t kMaxWalkEntries = 1000000;
 
-bool IsDirectory(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::vector<std::string> Glob(const std::string& pattern) {
-  std::vector<std::string> out;
-  glob_t g;
-  std::memset(&g, 0, sizeof(g));
-  if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
-    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
-  }
-  globfree(&g);
-  return out;
-}
-
 std::string Env(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr ? std::string() : std::string(value);
-}
-
-void AddUnique(std::vector<std::string>* list, const std::string& item) {
-  if (std::find(list->begin(), list->end(), item) == list->end()) list->push_back(item);
-}
-
-// "libcudart.so" or "libcudart.so.<anything>" (not libcudart_static.a, not libcudart.so.bak/).
-bool IsLibcudartName(const std::string& name) {
-  return name == "libcudart.so" || name.compare(0, 13, "libcudart.so.") == 0;
-}
-
-std::vector<std::string> ListLibcudart(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return names;
-  while (struct dirent* e = readdir(d)) {
-    std::string name = e->d_name;
-    if (IsLibcudartName(name)) names.push_back(name);
-    if (names.size() > 1000) break;
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 // ---- Where runtimes are looked for ------------------------------------------------------------
@@ -138,7 +99,7 @@ std::vector<SearchDir> SystemRuntimeDirs(std::string* cache_note) {
   for (const std::string& dir : env.ld_library_path) list.Add(dir, "LD_LIBRARY_PATH");
   if (!env.cache_error.empty()) *cache_note = "ld.so.cache not read: " + env.cache_error;
   for (const deps::CacheEntry& e : env.cache) {
-    if (!IsLibcudartName(e.name) || !deps::CacheEntryMatches(e, 64, kHostMachine)) continue;
+    if (!IsLibraryName(e.name, "libcudart.so") || !deps::CacheEntryMatches(e, 64, kHostMachine)) continue;
     list.Add(deps::DirName(e.path), "ld.so.cache");
   }
   for (const std::string& dir : env.system_dirs) list.Add(dir, "system directory");
@@ -225,7 +186,7 @@ std::vector<SearchDir> WalkRoots(const std::vector<std::string>& roots, std::str
           }
           continue;
         }
-        if (IsLibcudartName(name)) has_runtime = true;
+        if (IsLibraryName(name, "libcudart.so")) has_runtime = true;
       }
       if (has_runtime) {
         list.Add(dir, IsWheelLayout(dir) ? "python wheel (--search-root " + root + ")"
@@ -495,7 +456,7 @@ int RunRuntimes(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<RuntimeFile> files;
   std::map<std::string, size_t> by_real;
   for (const SearchDir& dir : dirs) {
-    for (const std::string& name : ListLibcudart(dir.path)) {
+    for (const std::string& name : ListLibraryNames(dir.path, "libcudart.so")) {
       std::string path = dir.path + "/" + name;
       struct stat st;
       bool resolvable = stat(path.c_str(), &st) == 0;
