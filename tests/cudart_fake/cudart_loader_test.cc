@@ -2,6 +2,7 @@
 // which runtime each driver version gets, how the version is learnt, what binds natively, and
 // every adapter's translation checked in the fake's call log (arguments as the old prototype
 // received them), including cudaDeviceProp converted field by field between the three layouts.
+// CudartEveryVersion runs each adapter on every fake (10.0 ... 13.0).
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -562,6 +563,282 @@ TEST(CudartAdapters, GetDriverEntryPointStatus) {
   EXPECT_EQ(status, cudaDriverEntryPointSymbolNotFound);
 }
 
+// ---- every adapter on every runtime version -------------------------------------------------------
+// Where each 13.0 call lands on each fake, from the real runtimes' export lists: 13.0 serves it
+// itself; 12.x under its _v2/_v3 name where 12.x has one; 10.x/11.x (and 12.x where the change
+// came later) through the adapter over the old function, or 801 / missing where nothing fits.
+
+bool Is(const Fake& f, std::initializer_list<const char*> versions) {
+  for (const char* v : versions) {
+    if (std::string(v) == f.version) return true;
+  }
+  return false;
+}
+
+TEST(CudartEveryVersion, MemAdvise) {
+  for (const Fake& f : kFakes) {
+    SCOPED_TRACE(f.version);
+    auto rt = OpenFake(f.version);
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaMemAdvise)>(*rt, kCudart_cudaMemAdvise);
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(fn(kPtr, 4096, cudaMemAdviseSetPreferredLocation, Location(cudaMemLocationTypeDevice, 3)),
+              cudaSuccess);
+    const char* symbol = f.family == 12 ? "cudaMemAdvise_v2" : "cudaMemAdvise";
+    EXPECT_EQ(fake.Calls(symbol), 1);
+    EXPECT_EQ(fake.Arg<const void*>(symbol, 0), kPtr);
+    EXPECT_EQ(fake.Arg<size_t>(symbol, 1), 4096u);
+    if (f.family >= 12) {
+      cudaMemLocation got = fake.Arg<cudaMemLocation>(symbol, 3);
+      EXPECT_EQ(got.type, cudaMemLocationTypeDevice);
+      EXPECT_EQ(got.id, 3);
+    } else {
+      EXPECT_EQ(fake.Arg<int>(symbol, 3), 3);
+    }
+  }
+}
+
+TEST(CudartEveryVersion, MemPrefetchAsync) {
+  for (const Fake& f : kFakes) {
+    SCOPED_TRACE(f.version);
+    auto rt = OpenFake(f.version);
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaMemPrefetchAsync)>(*rt, kCudart_cudaMemPrefetchAsync);
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(fn(kPtr, 1 << 20, Location(cudaMemLocationTypeDevice, 2), 0, kStream), cudaSuccess);
+    const char* symbol = f.family == 12 ? "cudaMemPrefetchAsync_v2" : "cudaMemPrefetchAsync";
+    EXPECT_EQ(fake.Calls(symbol), 1);
+    EXPECT_EQ(fake.Arg<size_t>(symbol, 1), size_t{1} << 20);
+    if (f.family >= 12) {
+      EXPECT_EQ(fake.Arg<cudaMemLocation>(symbol, 2).id, 2);
+      EXPECT_EQ(fake.Arg<unsigned>(symbol, 3), 0u);
+      EXPECT_EQ(fake.Arg<cudaStream_t>(symbol, 4), kStream);
+    } else {
+      EXPECT_EQ(fake.Arg<int>(symbol, 2), 2);
+      EXPECT_EQ(fake.Arg<cudaStream_t>(symbol, 3), kStream);
+    }
+  }
+}
+
+TEST(CudartEveryVersion, GraphInstantiate) {
+  const cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(0x6a);
+  const unsigned long long flags = cudaGraphInstantiateFlagAutoFreeOnLaunch;
+  for (const Fake& f : kFakes) {
+    SCOPED_TRACE(f.version);
+    auto rt = OpenFake(f.version);
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaGraphInstantiate)>(*rt, kCudart_cudaGraphInstantiate);
+    ASSERT_NE(fn, nullptr);
+    cudaGraphExec_t exec = nullptr;
+    EXPECT_EQ(fn(&exec, graph, 0), cudaSuccess);
+    EXPECT_EQ(fake.Calls("cudaGraphInstantiate"), 1);
+    EXPECT_EQ(fake.Arg<cudaGraphExec_t*>("cudaGraphInstantiate", 0), &exec);
+    EXPECT_EQ(fake.Arg<cudaGraph_t>("cudaGraphInstantiate", 1), graph);
+    if (f.family >= 12) {  // (exec, graph, flags) since 12.0
+      EXPECT_EQ(fn(&exec, graph, flags), cudaSuccess);
+      EXPECT_EQ(fake.Arg<unsigned long long>("cudaGraphInstantiate", 2), flags);
+    } else if (Is(f, {"11.8"})) {  // cudaGraphInstantiateWithFlags since 11.4
+      EXPECT_EQ(fn(&exec, graph, flags), cudaSuccess);
+      EXPECT_EQ(fake.Arg<unsigned long long>("cudaGraphInstantiateWithFlags", 2), flags);
+    } else {  // 10.x, 11.2: flags cannot be expressed
+      EXPECT_EQ(fn(&exec, graph, flags), cudaErrorNotSupported);
+      EXPECT_EQ(fake.Calls("cudaGraphInstantiate"), 1);
+    }
+  }
+}
+
+TEST(CudartEveryVersion, GraphExecUpdate) {
+  const cudaGraphNode_t node = reinterpret_cast<cudaGraphNode_t>(0xabc);
+  for (const Fake& f : kFakes) {
+    SCOPED_TRACE(f.version);
+    auto rt = OpenFake(f.version);
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaGraphExecUpdate)>(*rt, kCudart_cudaGraphExecUpdate);
+    ASSERT_NE(fn, nullptr);
+    cudaGraphExecUpdateResultInfo info;
+    std::memset(&info, 0x5a, sizeof(info));
+    if (f.family < 12) {  // (exec, graph, &errorNode, &result): the adapter fills the info
+      fake.SetOut("cudaGraphExecUpdate", 2, node);
+      fake.SetOut("cudaGraphExecUpdate", 3, cudaGraphExecUpdateErrorTopologyChanged);
+    }
+    EXPECT_EQ(fn(reinterpret_cast<cudaGraphExec_t>(0x1), reinterpret_cast<cudaGraph_t>(0x2), &info),
+              cudaSuccess);
+    EXPECT_EQ(fake.Calls("cudaGraphExecUpdate"), 1);
+    if (f.family >= 12) {
+      EXPECT_EQ(fake.Arg<cudaGraphExecUpdateResultInfo*>("cudaGraphExecUpdate", 2), &info);
+    } else {
+      EXPECT_EQ(info.result, cudaGraphExecUpdateErrorTopologyChanged);
+      EXPECT_EQ(info.errorNode, node);
+      EXPECT_EQ(info.errorFromNode, nullptr);
+    }
+  }
+}
+
+TEST(CudartEveryVersion, StreamGetCaptureInfo) {
+  for (const Fake& f : kFakes) {
+    SCOPED_TRACE(f.version);
+    auto rt = OpenFake(f.version);
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaStreamGetCaptureInfo)>(*rt, kCudart_cudaStreamGetCaptureInfo);
+    ASSERT_NE(fn, nullptr);
+    cudaStreamCaptureStatus status;
+    unsigned long long id = 0;
+    EXPECT_EQ(fn(kStream, &status, &id, nullptr, nullptr, nullptr, nullptr), cudaSuccess);
+    // _v3 (edge data) since 12.3, _v2 (graph and dependencies) since 11.3.
+    const char* symbol = Is(f, {"12.4", "12.5", "12.8"}) ? "cudaStreamGetCaptureInfo_v3"
+                         : Is(f, {"11.8", "12.0"})       ? "cudaStreamGetCaptureInfo_v2"
+                                                         : "cudaStreamGetCaptureInfo";
+    EXPECT_EQ(fake.Calls(symbol), 1) << symbol;
+    EXPECT_EQ(fake.Arg<cudaStream_t>(symbol, 0), kStream);
+    EXPECT_EQ(fake.Arg<unsigned long long*>(symbol, 2), &id);
+  }
+}
+
+TEST(CudartEveryVersion, StreamUpdateCaptureDependencies) {
+  cudaGraphNode_t nodes[2] = {reinterpret_cast<cudaGraphNode_t>(0x10),
+                              reinterpret_cast<cudaGraphNode_t>(0x11)};
+  cudaGraphEdgeData edge_data[2] = {};
+  for (const Fake& f : kFakes) {
+    SCOPED_TRACE(f.version);
+    auto rt = OpenFake(f.version);
+    Control fake(*rt);
+    void* p = rt->Resolve(kCudart_cudaStreamUpdateCaptureDependencies);
+    if (Is(f, {"10.0", "10.2", "11.2"})) {  // added in 11.3
+      EXPECT_EQ(p, nullptr);
+      EXPECT_EQ(rt->status(kCudart_cudaStreamUpdateCaptureDependencies), EntryStatus::kMissing);
+      continue;
+    }
+    auto fn = reinterpret_cast<decltype(&cudaStreamUpdateCaptureDependencies)>(p);
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(fn(kStream, nodes, nullptr, 2, cudaStreamSetCaptureDependencies), cudaSuccess);
+    if (f.family == 13 || Is(f, {"12.4", "12.5", "12.8"})) {
+      const char* symbol = f.family == 13 ? "cudaStreamUpdateCaptureDependencies"
+                                          : "cudaStreamUpdateCaptureDependencies_v2";
+      EXPECT_EQ(fake.Calls(symbol), 1);
+      EXPECT_EQ(fake.Arg<size_t>(symbol, 3), 2u);
+      EXPECT_EQ(fake.Arg<unsigned>(symbol, 4), static_cast<unsigned>(cudaStreamSetCaptureDependencies));
+      EXPECT_EQ(fn(kStream, nodes, edge_data, 2, 0), cudaSuccess);  // edge data: theirs to judge
+    } else {  // 11.8, 12.0: (stream, nodes, count, flags); edge data cannot be expressed
+      EXPECT_EQ(fake.Calls("cudaStreamUpdateCaptureDependencies"), 1);
+      EXPECT_EQ(fake.Arg<size_t>("cudaStreamUpdateCaptureDependencies", 2), 2u);
+      EXPECT_EQ(fn(kStream, nodes, edge_data, 2, 0), cudaErrorNotSupported);
+      EXPECT_EQ(fake.Calls("cudaStreamUpdateCaptureDependencies"), 1);
+    }
+  }
+}
+
+TEST(CudartEveryVersion, GraphEdgeData) {
+  cudaGraphNode_t from[2] = {reinterpret_cast<cudaGraphNode_t>(0x10),
+                             reinterpret_cast<cudaGraphNode_t>(0x11)};
+  cudaGraphNode_t to[2] = {reinterpret_cast<cudaGraphNode_t>(0x20),
+                           reinterpret_cast<cudaGraphNode_t>(0x21)};
+  const cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(0x6a);
+  const cudaGraphEdgeData zero{};
+  for (const Fake& f : kFakes) {
+    SCOPED_TRACE(f.version);
+    auto rt = OpenFake(f.version);
+    Control fake(*rt);
+    const bool has_edges = f.family == 13 || Is(f, {"12.4", "12.5", "12.8"});  // since 12.3
+    const std::string suffix = f.family == 12 && has_edges ? "_v2" : "";
+    auto add = Entry<decltype(&cudaGraphAddDependencies)>(*rt, kCudart_cudaGraphAddDependencies);
+    ASSERT_NE(add, nullptr);
+    EXPECT_EQ(add(graph, from, to, nullptr, 2), cudaSuccess);
+    const std::string add_symbol = "cudaGraphAddDependencies" + suffix;
+    EXPECT_EQ(fake.Calls(add_symbol.c_str()), 1);
+    EXPECT_EQ(fake.Arg<size_t>(add_symbol.c_str(), has_edges ? 4 : 3), 2u);
+
+    cudaGraphEdgeData edge_data[2];
+    std::memset(edge_data, 0xff, sizeof(edge_data));
+    size_t count = 2;
+    auto edges = Entry<decltype(&cudaGraphGetEdges)>(*rt, kCudart_cudaGraphGetEdges);
+    ASSERT_NE(edges, nullptr);
+    EXPECT_EQ(edges(graph, from, to, edge_data, &count), cudaSuccess);
+    const std::string edges_symbol = "cudaGraphGetEdges" + suffix;
+    EXPECT_EQ(fake.Calls(edges_symbol.c_str()), 1);
+    EXPECT_EQ(fake.Arg<size_t*>(edges_symbol.c_str(), has_edges ? 4 : 3), &count);
+    if (!has_edges) {  // default edges, reported as zeroed edge data
+      EXPECT_EQ(std::memcmp(&edge_data[0], &zero, sizeof(zero)), 0);
+      EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaErrorNotSupported);
+      EXPECT_EQ(fake.Calls(add_symbol.c_str()), 1);
+    }
+
+    // cudaGraphAddNode exists only with edge data (12.3+).
+    void* add_node = rt->Resolve(kCudart_cudaGraphAddNode);
+    EXPECT_EQ(add_node != nullptr, has_edges);
+    if (has_edges) {
+      EXPECT_EQ(rt->bound_symbol(kCudart_cudaGraphAddNode),
+                f.family == 13 ? "cudaGraphAddNode" : "cudaGraphAddNode_v2");
+    }
+  }
+}
+
+TEST(CudartEveryVersion, GetDriverEntryPoint) {
+  for (const Fake& f : kFakes) {
+    SCOPED_TRACE(f.version);
+    auto rt = OpenFake(f.version);
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaGetDriverEntryPoint)>(*rt, kCudart_cudaGetDriverEntryPoint);
+    ASSERT_NE(fn, nullptr);
+    void* p = reinterpret_cast<void*>(0x1);
+    cudaDriverEntryPointQueryResult status = cudaDriverEntryPointVersionNotSufficent;
+    cudaError_t rc = fn("cuMemAlloc", &p, cudaEnableDefault, &status);
+    if (Is(f, {"10.0", "10.2", "11.2"})) {
+      // No cudaGetDriverEntryPoint before 11.3: the driver's cuGetProcAddress answers, and this
+      // process has no driver: 35, as such a runtime itself answers.
+      EXPECT_EQ(rc, cudaErrorInsufficientDriver);
+      EXPECT_EQ(p, nullptr);
+      EXPECT_EQ(status, cudaDriverEntryPointSymbolNotFound);
+      continue;
+    }
+    EXPECT_EQ(rc, cudaSuccess);
+    EXPECT_EQ(fake.Calls("cudaGetDriverEntryPoint"), 1);
+    EXPECT_STREQ(fake.Arg<const char*>("cudaGetDriverEntryPoint", 0), "cuMemAlloc");
+    if (f.family >= 12) {  // driverStatus is the runtime's own argument since 12.0
+      EXPECT_EQ(fake.Arg<cudaDriverEntryPointQueryResult*>("cudaGetDriverEntryPoint", 3), &status);
+    } else {
+      EXPECT_EQ(status, cudaDriverEntryPointSuccess);
+    }
+  }
+}
+
+TEST(CudartEveryVersion, AppendedOutputStructsGetZeroedTails) {
+  // cudaPointerAttributes: 24 bytes before 13.0, 88 in 13.0; cudaFuncAttributes: 56 bytes in
+  // 11.x, 144 since 12.0. The older runtime writes its own size; the rest must read as zero.
+  struct Case {
+    const char* symbol;
+    int index;
+    size_t size13;
+    int native_from_family;
+    size_t old_size;
+  } cases[] = {
+      {"cudaPointerGetAttributes", kCudart_cudaPointerGetAttributes, sizeof(cudaPointerAttributes),
+       13, 24},
+      {"cudaFuncGetAttributes", kCudart_cudaFuncGetAttributes, sizeof(cudaFuncAttributes), 12, 56},
+  };
+  for (const Case& c : cases) {
+    for (const Fake& f : kFakes) {
+      SCOPED_TRACE(std::string(c.symbol) + " on " + f.version);
+      auto rt = OpenFake(f.version);
+      Control fake(*rt);
+      const bool native = f.family >= c.native_from_family;
+      std::vector<unsigned char> written(native ? c.size13 : c.old_size, 0x11);
+      fake.F<void (*)(const char*, int, const void*, size_t)>("fake_cudart_set_out")(
+          c.symbol, 0, written.data(), written.size());
+      std::vector<unsigned char> out(c.size13, 0xee);
+      auto fn = reinterpret_cast<cudaError_t (*)(void*, const void*)>(rt->Resolve(c.index));
+      ASSERT_NE(fn, nullptr);
+      EXPECT_EQ(fn(out.data(), kPtr), cudaSuccess);
+      EXPECT_EQ(fake.Calls(c.symbol), 1);
+      EXPECT_EQ(fake.Arg<const void*>(c.symbol, 1), kPtr);
+      EXPECT_EQ(rt->status(c.index), native ? EntryStatus::kNative : EntryStatus::kAdapter);
+      for (size_t k = 0; k < c.size13; ++k) {
+        unsigned char want = k < written.size() ? 0x11 : 0;
+        ASSERT_EQ(out[k], want) << "byte " << k;
+      }
+    }
+  }
+}
+
 // ---- cudaDeviceProp: the fakes fill every field of their own layout by name ----------------------
 
 // The fakes' documented pattern: byte k of field F = low byte of fnv1a32(F) + k.
@@ -620,7 +897,8 @@ TEST(CudartDeviceProp, ConvertedFieldByFieldFromEveryLayout) {
 }
 
 TEST(CudartDeviceProp, ChooseDeviceConvertsTheRequest) {
-  for (const char* v : {"11.8", "12.4", "13.0"}) {
+  for (const Fake& f : kFakes) {
+    const char* v = f.version;
     auto rt = OpenFake(v);
     Control fake(*rt);
     auto fn = Entry<decltype(&cudaChooseDevice)>(*rt, kCudart_cudaChooseDevice);
