@@ -1,12 +1,14 @@
 // Run by setuid_test.sh, once plainly and once installed setuid (owner nobody) and started by
-// root, so that the kernel sets AT_SECURE. Opens the process-wide driver exactly as the drop-in
-// stubs do (DefaultDriver: environment honoured) and prints what it saw as key=value lines.
+// root, so that the kernel sets AT_SECURE. Opens the process-wide driver and runtime exactly as the
+// drop-in stubs do (DefaultDriver, DefaultRuntime: environment honoured) and prints what it saw as
+// key=value lines (the runtime's prefixed runtime_).
 #include <sys/auxv.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <string>
 
+#include "loader/cudart.h"
 #include "loader/cudyn.h"
 
 // Under --config=asan: LeakSanitizer cannot stop the world in a setuid (non-dumpable) process and
@@ -27,5 +29,16 @@ int main() {
     std::printf("rejection=%s\n", cudyn::RejectionName(c.rejection));
   }
   for (const std::string& w : driver.warnings()) std::printf("warning=%s\n", w.c_str());
+  cudyn::Runtime& runtime = cudyn::DefaultRuntime();
+  std::printf("runtime_error=%d\n", runtime.error());
+  std::printf("runtime_path=%s\n", runtime.path().c_str());
+  std::printf("runtime_found_by=%s\n",
+              runtime.ok() ? cudyn::RuntimeSourceName(runtime.found_by()) : "");
+  for (const cudyn::RuntimeCandidate& c : runtime.candidates()) {
+    std::printf("runtime_candidate=%s|%s|%s\n", cudyn::RuntimeSourceName(c.source),
+                c.path.c_str(), c.reason.c_str());
+    std::printf("runtime_rejection=%s\n", cudyn::RuntimeRejectionName(c.rejection));
+  }
+  for (const std::string& w : runtime.warnings()) std::printf("runtime_warning=%s\n", w.c_str());
   return 0;
 }

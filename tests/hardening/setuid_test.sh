@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# CUDYN_DRIVER_PATH is ignored under AT_SECURE. Runs a real setuid helper: a copy of
+# CUDYN_DRIVER_PATH and CUDYN_CUDART_PATH are ignored under AT_SECURE. Runs a real setuid helper: a copy of
 # :setuid_helper owned by nobody (uid 65534) with the set-user-ID bit, started by root, runs with
 # ruid 0 / euid 65534, so the kernel sets AT_SECURE. The same copy without the bit shows that the
 # override is honoured otherwise (so this test can fail). Also: CUDYN_LOG never names a file
 # (cudyn logs to stderr only; a path given as CUDYN_LOG is rejected as a level and no file
 # appears), setuid or not.
 #
-#   setuid_test.sh HELPER FAKE_DRIVER
+#   setuid_test.sh HELPER FAKE_DRIVER FAKE_RUNTIME
 # Needs root (to chown and to start the helper) and a temporary directory on a filesystem
 # mounted without nosuid; both are checked and reported as failures, never skipped.
 set -euo pipefail
 helper_src="$1"
 fake="$(readlink -f "$2")"
+fake_runtime="$(readlink -f "$3")"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 [[ "$(id -u)" == 0 ]] || fail "this test must run as root (it chowns a helper and runs it setuid)"
@@ -23,7 +24,8 @@ chmod 0755 "$helper"
 log="$tmp/cudyn.log"
 
 run() {  # run OUTPUT_FILE: the helper with the overrides an attacker would set
-  env CUDYN_DRIVER_PATH="$fake" CUDYN_LOG="$log" "$helper" >"$1" 2>"$1.err" ||
+  env CUDYN_DRIVER_PATH="$fake" CUDYN_CUDART_PATH="$fake_runtime" CUDYN_LOG="$log" "$helper" \
+    >"$1" 2>"$1.err" ||
     fail "helper exited with $? ($(cat "$1.err"))"
 }
 field() { grep -m1 "^$1=" "$2" | cut -d= -f2- || true; }
@@ -35,6 +37,9 @@ cat "$tmp/plain.out"
 [[ "$(field error "$tmp/plain.out")" == 0 ]] || fail "plain run: the fake driver did not open"
 [[ "$(field path "$tmp/plain.out")" == "$fake" ]] || fail "plain run: CUDYN_DRIVER_PATH not honoured"
 [[ "$(field found_by "$tmp/plain.out")" == CUDYN_DRIVER_PATH ]] || fail "plain run: found_by"
+[[ "$(field runtime_path "$tmp/plain.out")" == "$fake_runtime" ]] ||
+  fail "plain run: CUDYN_CUDART_PATH not honoured"
+[[ "$(field runtime_found_by "$tmp/plain.out")" == CUDYN_CUDART_PATH ]] || fail "plain run: runtime_found_by"
 [[ ! -e "$log" ]] || fail "CUDYN_LOG=$log created a file"
 grep -q "CUDYN_LOG='$log' is not one of" "$tmp/plain.out.err" || fail "CUDYN_LOG path not rejected"
 
@@ -59,5 +64,16 @@ grep -qxF "warning=CUDYN_DRIVER_PATH ignored in a setuid/setgid process" "$tmp/s
 # No candidate after the ignored one is the fake (the search went on as if it were unset).
 grep "^candidate=" "$tmp/setuid.out" | tail -n +2 | grep -qF "|$fake|" &&
   fail "setuid run: the fake was tried anyway"
+# The same for the runtime's CUDYN_CUDART_PATH.
+[[ "$(field runtime_path "$tmp/setuid.out")" != "$fake_runtime" ]] ||
+  fail "setuid run: CUDYN_CUDART_PATH was honoured"
+grep -qxF "runtime_candidate=CUDYN_CUDART_PATH|$fake_runtime|ignored: the process runs with AT_SECURE (setuid/setgid)" \
+  "$tmp/setuid.out" || fail "setuid run: the ignored runtime override is not recorded as a candidate"
+grep -A1 -F "runtime_candidate=CUDYN_CUDART_PATH|$fake_runtime|" "$tmp/setuid.out" |
+  grep -qxF "runtime_rejection=ignored_secure" || fail "setuid run: the ignored runtime override is not typed"
+grep -qxF "runtime_warning=CUDYN_CUDART_PATH ignored in a setuid/setgid process" "$tmp/setuid.out" ||
+  fail "setuid run: no runtime warning"
+grep "^runtime_candidate=" "$tmp/setuid.out" | tail -n +2 | grep -qF "|$fake_runtime|" &&
+  fail "setuid run: the fake runtime was tried anyway"
 [[ ! -e "$log" ]] || fail "CUDYN_LOG=$log created a file under setuid"
-echo "PASS: CUDYN_DRIVER_PATH honoured normally, ignored under AT_SECURE; CUDYN_LOG writes no file"
+echo "PASS: CUDYN_DRIVER_PATH and CUDYN_CUDART_PATH honoured normally, ignored under AT_SECURE; CUDYN_LOG writes no file"
