@@ -5,6 +5,7 @@
 // CudartEveryVersion runs each adapter on every fake (10.0 ... 13.0).
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -187,11 +188,22 @@ TEST(CudartChoice, BadExplicitPathsAreClearErrors) {
   }
   std::string text = tmp + "/libcudart.so.13";
   std::ofstream(text) << "not a library\n";
+  // A whole runtime for another architecture: e_machine (offset 18) says AArch64 (183).
+  std::string foreign = tmp + "/aarch64/libcudart.so.12";
+  {
+    std::ifstream in(FakePath("12.4"), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bytes[18] = static_cast<char>(183);
+    bytes[19] = 0;
+    mkdir((tmp + "/aarch64").c_str(), 0755);
+    std::ofstream(foreign, std::ios::binary).write(bytes.data(), bytes.size());
+  }
   struct Case {
     std::string path;
     RuntimeRejection rejection;
   } cases[] = {
       {truncated, RuntimeRejection::kUnloadableFile},
+      {foreign, RuntimeRejection::kUnloadableFile},  // "an ELF for another architecture"
       {text, RuntimeRejection::kDlopenFailed},
       {"libcudart.so.12", RuntimeRejection::kNotAbsolute},
       {tmp, RuntimeRejection::kUnloadableFile},
@@ -251,6 +263,31 @@ TEST(CudartVersion, WithoutAnAnswerTheSonameAndSymbolsDecide) {
   // 11.8 exports functions 11.2 lacks, so it is at least 11.8.
   EXPECT_EQ(rt->version(), 11080);
   EXPECT_NE(rt->version_source().find("returned 35"), std::string::npos) << rt->version_source();
+  reinterpret_cast<void (*)()>(dlsym(h, "fake_cudart_reset"))();
+  dlclose(h);
+}
+
+TEST(CudartVersion, AbsurdAnswersAreNotBelieved) {
+  // A runtime that answers a version of another family, zero, negative or absurd: the SONAME and
+  // the symbols present decide, and the answer is named in version_source.
+  const std::string path = FakePath("12.5");
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(h, nullptr) << dlerror();
+  auto set_out = reinterpret_cast<void (*)(const char*, int, const void*, size_t)>(
+      dlsym(h, "fake_cudart_set_out"));
+  for (int answer : {11080, 0, -1, 999999, 13000}) {
+    set_out("cudaRuntimeGetVersion", 0, &answer, sizeof(answer));
+    RuntimeOptions o;
+    o.runtime_path = path;
+    o.driver_version = 13000;
+    auto rt = Runtime::Open(o);
+    ASSERT_TRUE(rt->ok()) << answer;
+    EXPECT_EQ(rt->family(), 12) << answer;
+    // 12.5 exports functions 12.4 lacks: at least 12.5 by its symbols.
+    EXPECT_EQ(rt->version(), 12050) << answer;
+    EXPECT_NE(rt->version_source().find("SONAME and symbols"), std::string::npos)
+        << answer << ": " << rt->version_source();
+  }
   reinterpret_cast<void (*)()>(dlsym(h, "fake_cudart_reset"))();
   dlclose(h);
 }
