@@ -2,7 +2,8 @@
 """Extracts the runtime-API (libcudart) facts cudyn needs from one CUDA include directory.
 
 Runs the C preprocessor (gcc -E -P, C mode: it works for every header set from 11.2 to 13.0) over
-cuda_runtime_api.h in two modes, default and per-thread default stream
+cuda_runtime_api.h and cuda_profiler_api.h (cudaProfilerStart/Stop, which libcudart exports too) in
+two modes, default and per-thread default stream
 (-DCUDA_API_PER_THREAD_DEFAULT_STREAM, "ptds"), and compiles and runs small probes with gcc against
 the same headers to measure struct sizes and layouts (cudaDeviceProp's included). Writes one JSON
 file:
@@ -35,6 +36,10 @@ MODES = {
     "ptds": ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"],
 }
 HEADER = "cuda_runtime_api.h"
+# Headers whose cuda* declarations are runtime entries too (libcudart exports them); the graphics
+# interop headers (GL, EGL, VDPAU) need the graphics APIs' own headers and stay out.
+EXTRA_HEADERS = ["cuda_profiler_api.h"]
+INCLUDES = "".join("#include <%s>\n" % h for h in [HEADER] + EXTRA_HEADERS)
 
 ATTR = r"(?:__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)\s*)"
 DECL_RE = re.compile(
@@ -105,7 +110,7 @@ def preprocess(include_dir, mode_flags, extra=""):
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "t.c")
         with open(src, "w") as f:
-            f.write("#include <%s>\n" % HEADER)
+            f.write(INCLUDES)
             f.write(extra)
         out = subprocess.run(["gcc", "-E", "-P", "-I", include_dir] + mode_flags + [src],
                              check=True, capture_output=True, text=True)
@@ -119,7 +124,7 @@ def compile_run(include_dir, body, syntax_only=False):
         src = os.path.join(tmp, "p.c")
         exe = os.path.join(tmp, "p")
         with open(src, "w") as f:
-            f.write("#include <stddef.h>\n#include <stdio.h>\n#include <%s>\n" % HEADER)
+            f.write("#include <stddef.h>\n#include <stdio.h>\n" + INCLUDES)
             f.write(body)
         cmd = ["gcc", "-w", "-I", include_dir, src]
         cmd += ["-fsyntax-only"] if syntax_only else ["-o", exe]
