@@ -3,11 +3,14 @@
 # (its runfiles): a program linked with plain -lcuda runs with cudyn as its libcuda.so.1, sees the
 # clamped version and adapters; exit status, signals and arguments pass through; the real driver
 # stays reachable (the loader refuses itself as the driver); clear errors. AT_SECURE: run_setuid_test.sh.
+# With --cudart / --runtime: a program linked against libcudart.so.13 runs on the runtime given or
+# picked for the driver, through the runtime drop-in directory.
 #   $1 install.sh  $2 tarball  $3 plain_lcuda  $4 fake 11040  $5 fake 13000  $6 //tools/run:cudyn
+#   $7 plain_lcudart  $8 fake runtime 11.8  $9 fake runtime 12.4
 set -uo pipefail
 abs() { [[ $1 == /* ]] && echo "$1" || echo "$PWD/$1"; }
 install_sh=$(abs "$1") tarball=$(abs "$2") prog=$(abs "$3") fake11040=$(abs "$4") fake13000=$(abs "$5")
-bazel_cudyn=$(abs "$6")
+bazel_cudyn=$(abs "$6") prog_rt=$(abs "$7") runtime118=$(abs "$8") runtime124=$(abs "$9")
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -16,7 +19,8 @@ ok() { echo "ok: $*"; }
 CUDYN_DIST_TARBALL=$tarball "$install_sh" "$tmp/prefix" > /dev/null || { echo "FAIL: install"; exit 1; }
 cudyn=$tmp/prefix/bin/cudyn
 dropin=$tmp/prefix/lib/cudyn
-unset CUDYN_DRIVER_PATH CUDYN_MAX_CUDA_VERSION CUDYN_PER_THREAD_DEFAULT_STREAM CUDYN_DROPIN_DIR LD_LIBRARY_PATH
+unset CUDYN_DRIVER_PATH CUDYN_MAX_CUDA_VERSION CUDYN_PER_THREAD_DEFAULT_STREAM CUDYN_DROPIN_DIR LD_LIBRARY_PATH \
+  CUDYN_CUDART_PATH
 
 # check NAME WANT_STATUS OUTPUT_FILE PATTERN...: the last command's status and output.
 check() {
@@ -99,6 +103,30 @@ check "CUDYN_LOG passes through; the driver probe does not log" 0 $? "$out" "^lo
 grep -q '^\[cudyn\]' "$out" && fail "the driver probe of cudyn run logged: $(cat "$out")"
 "$cudyn" run -- sh -c 'echo "log=${CUDYN_LOG-unset}"' > "$out" 2>&1
 check "CUDYN_LOG stays unset when it was" 0 $? "$out" "^log=unset\$"
+
+# ---- the runtime: --cudart, --runtime --------------------------------------------------------------------
+"$cudyn" run --runtime "$runtime118" --driver "$fake13000" -- "$prog_rt" > "$out" 2>&1
+check "cudyn run --runtime <11.8 fake>: a libcudart.so.13 program on 11.8" 0 $? "$out" \
+  "cudaRuntimeGetVersion: rc=0 version=11080" "cudaRuntimeGetVersion from $dropin/cudart/libcudart.so.13" \
+  "cudyn runtime: $runtime118"
+# No --runtime: the runtime the driver (clamped to 12.4) can run, reachable here through
+# LD_LIBRARY_PATH, is found by cudyn run and handed on.
+LD_LIBRARY_PATH=$(dirname "$runtime124") "$cudyn" run --cudart --max-cuda-version 12.4 --driver "$fake13000" \
+  -- "$prog_rt" > "$out" 2>&1
+check "cudyn run --cudart finds the runtime for the clamped driver" 0 $? "$out" \
+  "cudaRuntimeGetVersion: rc=0 version=12040" "cudyn runtime: $runtime124"
+LD_LIBRARY_PATH=/some/where "$cudyn" run --runtime "$runtime118" --driver "$fake13000" -- \
+  sh -c 'echo "runtime=$CUDYN_CUDART_PATH ld=$LD_LIBRARY_PATH"' > "$out" 2>&1
+check "--runtime: environment passed to the program" 0 $? "$out" \
+  "^runtime=$runtime118 ld=$dropin/cudart:$dropin:/some/where\$"
+"$cudyn" run --driver "$fake13000" -- sh -c 'echo "runtime=${CUDYN_CUDART_PATH-unset} ld=$LD_LIBRARY_PATH"' > "$out" 2>&1
+check "without --cudart the runtime is left alone" 0 $? "$out" "^runtime=unset ld=$dropin\$"
+"$cudyn" run --runtime "$tmp/no/such/libcudart.so.12" -- true > "$out" 2>&1
+check "missing runtime" 125 $? "$out" "--runtime $tmp/no/such/libcudart.so.12: no such file"
+"$cudyn" run --runtime "$fake13000" -- true > "$out" 2>&1
+check "a file that is not a runtime" 125 $? "$out" "is not a usable CUDA runtime"
+"$bazel_cudyn" run --runtime "$runtime118" --driver "$fake11040" -- "$prog_rt" > "$out" 2>&1
+check "bazel-built cudyn run --runtime" 0 $? "$out" "version=11080" "cudyn runtime: $runtime118"
 
 # ---- exit status, signals, arguments ----------------------------------------------------------------
 "$cudyn" run --driver "$fake13000" -- sh -c 'exit 7' > "$out" 2>&1

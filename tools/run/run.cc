@@ -1,6 +1,8 @@
-// cudyn run: runs an unmodified program with cudyn as its libcuda.so.1.
+// cudyn run: runs an unmodified program with cudyn as its libcuda.so.1 (and, with --cudart or
+// --runtime, as its libcudart.so.13).
 //
-//   cudyn run [--max-cuda-version V] [--driver PATH] [--per-thread-default-stream] -- PROGRAM ARGS...
+//   cudyn run [--max-cuda-version V] [--driver PATH] [--per-thread-default-stream]
+//             [--cudart] [--runtime PATH] -- PROGRAM ARGS...
 //
 // The drop-in directory (a directory holding cudyn's shared drop-in as libcuda.so.1) goes first on
 // LD_LIBRARY_PATH; the options become CUDYN_MAX_CUDA_VERSION / CUDYN_DRIVER_PATH /
@@ -11,7 +13,10 @@
 // (the loader rejects it as "is cudyn itself" and goes on to the well-known directories). A driver
 // that only LD_LIBRARY_PATH or ld.so.cache made reachable would then be lost, so without --driver
 // this process looks for the driver first, with the loader's own search (where cudyn is not
-// libcuda.so.1), and hands its absolute path on as CUDYN_DRIVER_PATH.
+// libcuda.so.1), and hands its absolute path on as CUDYN_DRIVER_PATH. The runtime likewise: with
+// --cudart the runtime drop-in directory (DROPIN/cudart, libcudart.so.13) goes first as well, and
+// the runtime cudyn's loader picks here for that driver (or --runtime) is handed on as
+// CUDYN_CUDART_PATH.
 //
 // Exit status of cudyn itself: 125 (usage, bad option, unusable --driver, setuid), 126 (PROGRAM
 // cannot be executed), 127 (PROGRAM not found) -- as env(1), timeout(1) and docker run do.
@@ -30,6 +35,7 @@
 #include <vector>
 
 #include "dist/cudyn_version.h"
+#include "loader/cudart.h"
 #include "loader/cudyn.h"
 
 namespace {
@@ -38,6 +44,9 @@ constexpr int kExitError = 125;
 constexpr int kExitCannotExecute = 126;
 constexpr int kExitNotFound = 127;
 constexpr const char* kDropinName = "libcuda.so.1";
+// The runtime drop-in: in DROPIN/cudart, under the 13.0 runtime's name (the API it serves).
+constexpr const char* kCudartDropinSubdir = "/cudart";
+constexpr const char* kCudartDropinName = "libcudart.so.13";
 
 void Usage(FILE* out) {
   fprintf(out,
@@ -57,6 +66,11 @@ void Usage(FILE* out) {
           "                                variants (CUDYN_PER_THREAD_DEFAULT_STREAM=1)\n"
           "  --dropin-dir DIR              the directory holding cudyn's libcuda.so.1 (default:\n"
           "                                $CUDYN_DROPIN_DIR, else ../lib/cudyn beside this binary)\n"
+          "  --cudart                      also be the program's libcudart.so.13 (a program built\n"
+          "                                with the CUDA 13 toolkit and -cudart shared): the runtime\n"
+          "                                this driver can run (13, 12 or 11.x) serves it\n"
+          "  --runtime PATH                the real CUDA runtime to use (CUDYN_CUDART_PATH); implies\n"
+          "                                --cudart; default: the one cudyn's loader picks\n"
           "\n"
           "exit status: PROGRAM's own; 125 for an error of cudyn run, 126 if PROGRAM cannot be\n"
           "executed, 127 if it is not found.\n");
@@ -157,6 +171,8 @@ int main(int argc, char** argv) {
   std::optional<int> max_version;
   std::string driver;
   bool per_thread = false;
+  bool cudart = false;
+  std::string runtime;
   std::string dropin_option;
   int i = 2;
   auto value_of = [&](const std::string& arg, const std::string& name, std::string* value) {
@@ -188,6 +204,12 @@ int main(int argc, char** argv) {
       driver = value;
     } else if (value_of(arg, "--dropin-dir", &value)) {
       dropin_option = value;
+    } else if (value_of(arg, "--runtime", &value)) {
+      if (value.empty()) Fail("--runtime needs a path");
+      runtime = value;
+      cudart = true;
+    } else if (arg == "--cudart") {
+      cudart = true;
     } else if (arg == "--per-thread-default-stream") {
       per_thread = true;
     } else if (arg == "--help" || arg == "-h") {
@@ -223,6 +245,7 @@ int main(int argc, char** argv) {
   const std::optional<std::string> user_log =
       log_env != nullptr ? std::optional<std::string>(log_env) : std::nullopt;
   SetEnv("CUDYN_LOG", "off");
+  int driver_version = 0;  // the driver's CUDA version (0: none found), for the runtime's family
   if (!driver.empty()) {
     if (!IsFile(driver)) Fail("--driver " + driver + ": no such file");
     driver = AbsolutePath(driver);
@@ -234,6 +257,7 @@ int main(int argc, char** argv) {
       Fail("--driver " + driver + " is not a usable NVIDIA driver: " +
            (d ? d->last_error() : std::string("out of memory")));
     }
+    driver_version = d->cuda_version();
   } else {
     const char* env = getenv("CUDYN_DRIVER_PATH");
     if (env == nullptr || *env == '\0') {
@@ -242,11 +266,49 @@ int main(int argc, char** argv) {
       std::unique_ptr<cudyn::Driver> d = cudyn::Driver::Open(options);
       if (d && d->ok()) {
         driver = AbsolutePath(d->path());
+        driver_version = d->cuda_version();
       } else {
         fprintf(stderr,
                 "cudyn run: warning: no NVIDIA driver found (%s); the program will see "
                 "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED (303)\n",
                 d ? d->last_error().c_str() : "out of memory");
+      }
+    }
+  }
+
+  // The runtime (--cudart): the one given, checked now; else the one cudyn's loader picks for this
+  // driver (and clamp) here, where libcudart.so.13 is not yet cudyn.
+  std::string cudart_dir;
+  if (cudart) {
+    cudart_dir = dropin + kCudartDropinSubdir;
+    if (!IsFile(cudart_dir + "/" + kCudartDropinName)) {
+      Fail("cudyn's runtime drop-in " + cudart_dir + "/" + kCudartDropinName +
+           " was not found (--cudart and --runtime need the install tree's lib/cudyn/cudart)");
+    }
+    const char* env = getenv("CUDYN_CUDART_PATH");
+    if (!runtime.empty() || env == nullptr || *env == '\0') {
+      cudyn::RuntimeOptions options;
+      options.use_environment = true;  // CUDYN_LOG is off; CUDYN_CUDART_PATH is unset or overridden
+      options.max_cuda_version = max_version;
+      const char* env_driver = getenv("CUDYN_DRIVER_PATH");
+      if (driver_version > 0 || env_driver == nullptr || *env_driver == '\0') {
+        options.driver_version = driver_version;
+      }
+      if (!runtime.empty()) {
+        if (!IsFile(runtime)) Fail("--runtime " + runtime + ": no such file");
+        options.runtime_path = runtime = AbsolutePath(runtime);
+      }
+      std::unique_ptr<cudyn::Runtime> rt = cudyn::Runtime::Open(options);
+      if (rt && rt->ok()) {
+        runtime = rt->path();
+      } else if (!runtime.empty()) {
+        Fail("--runtime " + runtime + " is not a usable CUDA runtime: " +
+             (rt ? rt->last_error() : std::string("out of memory")));
+      } else {
+        fprintf(stderr,
+                "cudyn run: warning: no CUDA runtime this driver can run was found (%s); the "
+                "program's runtime calls will answer cudaErrorSharedObjectInitFailed (303)\n",
+                rt ? rt->last_error().c_str() : "out of memory");
       }
     }
   }
@@ -258,9 +320,11 @@ int main(int argc, char** argv) {
   }
 
   const char* old_path = getenv("LD_LIBRARY_PATH");
+  const std::string first = cudart ? cudart_dir + ":" + dropin : dropin;
   SetEnv("LD_LIBRARY_PATH", (old_path != nullptr && *old_path != '\0')
-                                ? dropin + ":" + old_path
-                                : dropin);
+                                ? first + ":" + old_path
+                                : first);
+  if (!runtime.empty()) SetEnv("CUDYN_CUDART_PATH", runtime);
   if (!driver.empty()) SetEnv("CUDYN_DRIVER_PATH", driver);
   if (max_version) SetEnv("CUDYN_MAX_CUDA_VERSION", std::to_string(*max_version));
   if (per_thread) SetEnv("CUDYN_PER_THREAD_DEFAULT_STREAM", "1");
