@@ -11,6 +11,10 @@
 # with CUDYN_MAX_CUDA_VERSION 12020 / 11040 (the runtimes' directories on LD_LIBRARY_PATH, as a
 # site would install them). Every run must print "ok", report the runtime it was meant to get,
 # and print exactly the reference's lines (results and device properties), "info:" lines aside.
+# Then the same source built with `-cudart shared` (CARRY_DIR/cudart_smoke_shared:
+# //tests/cudart_dropin:nvcc_shared_programs, NEEDED libcudart.so.13, knows nothing of cudyn): on its
+# own 13.0 runtime, and under `cudyn run --runtime <each runtime>` / `cudyn run --cudart
+# [--max-cuda-version]` from the install tree unpacked in CARRY_DIR/tree (//dist:tarball).
 # Logs: OUT_DIR/cudart/*. Exit 0 when every expectation holds.
 set -u
 carry=$(cd "$1" && pwd) || exit 2
@@ -20,11 +24,17 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 smoke=$carry/cudart_smoke
 "$carry/cudart_smoke_native" >"$out/native_reference.txt" 2>&1 || fail "reference run: $(tail -3 "$out/native_reference.txt")"
 grep -v '^info:' "$out/native_reference.txt" >"$out/reference.txt"
-# run NAME EXPECTED_RUNTIME_VERSION ENV...
+# run NAME EXPECTED_RUNTIME_VERSION ENV...: the cudyn-linked program.
 run() {
   local name=$1 want=$2
   shift 2
-  env "$@" CUDYN_LOG=info "$smoke" >"$out/$name.txt" 2>"$out/$name.log"
+  run_cmd "$name" "$want" env "$@" CUDYN_LOG=info "$smoke"
+}
+# run_cmd NAME EXPECTED_RUNTIME_VERSION COMMAND...
+run_cmd() {
+  local name=$1 want=$2
+  shift 2
+  "$@" >"$out/$name.txt" 2>"$out/$name.log"
   local rc=$?
   ((rc == 0)) || fail "$name: exit $rc: $(tail -2 "$out/$name.txt")"
   grep -q "^info: runtime=$want " "$out/$name.txt" || fail "$name: not runtime $want: $(grep '^info:' "$out/$name.txt")"
@@ -42,5 +52,18 @@ paths="$carry/runtimes/12.5:$carry/runtimes/11.8"
 run native_choice 13000 LD_LIBRARY_PATH="$carry/runtimes/13.0:$paths"
 run clamp_12020 12050 LD_LIBRARY_PATH="$paths" CUDYN_MAX_CUDA_VERSION=12020
 run clamp_11040 11080 LD_LIBRARY_PATH="$paths" CUDYN_MAX_CUDA_VERSION=11040
+
+# The -cudart shared program: its own runtime, then cudyn through `cudyn run`.
+shared=$carry/cudart_smoke_shared
+cudyn=$carry/tree/bin/cudyn
+run_cmd shared_own_13.0 13000 env LD_LIBRARY_PATH="$carry/runtimes/13.0" "$shared"
+for dir in "$carry"/runtimes/*/; do
+  v=$(basename "$dir")
+  lib=$(ls "$dir"libcudart.so.* | head -1)
+  run_cmd "shared_runtime_$v" "$((${v%%.*} * 1000 + ${v#*.} * 10))" "$cudyn" run --runtime "$lib" -- "$shared"
+done
+run_cmd shared_choice 13000 env LD_LIBRARY_PATH="$carry/runtimes/13.0:$paths" "$cudyn" run --cudart -- "$shared"
+run_cmd shared_clamp_12020 12050 env LD_LIBRARY_PATH="$paths" "$cudyn" run --cudart --max-cuda-version 12.2 -- "$shared"
+run_cmd shared_clamp_11040 11080 env LD_LIBRARY_PATH="$paths" "$cudyn" run --cudart --max-cuda-version 11.4 -- "$shared"
 echo "cudart: $failures failure(s)"
 ((failures == 0))
