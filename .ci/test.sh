@@ -140,6 +140,7 @@ main() {
   run_script fuzz_zip_reader tools/zip/run_fuzzer.sh 20
   run_script fuzz_env tests/fuzz/run_fuzzer.sh env 20
   run_script fuzz_shim tests/fuzz/run_fuzzer.sh shim 20
+  run_script fuzz_cudart tests/fuzz/run_fuzzer.sh cudart 20
   # The consumer workspace: links @cudyn//stubs:cudyn_cuda instead of -lcuda, runs on fake drivers.
   run_bazel_tests examples --workspace examples //...
   # The library against Debian's CUDA 11.8 headers (variants those headers lack are compiled out),

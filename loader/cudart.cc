@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <new>
 
@@ -139,7 +140,13 @@ void ParseCudartSoname(const std::string& soname, int* family, int* minor) {
   long major = std::strtol(p, &end, 10);
   if (end == p || major < 10 || major > 99) return;
   *family = static_cast<int>(major);
-  if (*end == '.') *minor = static_cast<int>(std::strtol(end + 1, nullptr, 10));
+  // A minor is one or two digits ("10.2", "11.0"); anything else ("10.-3", "10.999999999") is no
+  // minor, so nothing downstream computes with a wild value.
+  if (*end == '.' && std::isdigit(static_cast<unsigned char>(end[1]))) {
+    char* minor_end = nullptr;
+    long value = std::strtol(end + 1, &minor_end, 10);
+    if (value <= 99 && minor_end - (end + 1) <= 2) *minor = static_cast<int>(value);
+  }
 }
 
 const char* RuntimeSourceName(RuntimeSource source) {

@@ -179,7 +179,8 @@ class Runtime {
 };
 
 // The family rule of a runtime's SONAME: "libcudart.so.12" -> family 12, minor -1;
-// "libcudart.so.10.2" -> 10, 2; anything else -> family 0.
+// "libcudart.so.10.2" -> 10, 2 (a minor is 0..99, written with one or two digits, else -1);
+// anything else -> family 0, minor -1.
 void ParseCudartSoname(const std::string& soname, int* family, int* minor);
 
 // The family a driver of `driver_version` supports at most (13, 12, 11, 10), 0 for none/older.

@@ -238,6 +238,25 @@ TEST(CudartChoice, NothingFound) {
 
 // ---- version ------------------------------------------------------------------------------------
 
+TEST(CudartVersion, SonameFamilyAndMinor) {
+  struct Case {
+    const char* soname;
+    int family, minor;
+  } cases[] = {
+      {"libcudart.so.10.2", 10, 2},    {"libcudart.so.11.0", 11, 0}, {"libcudart.so.12", 12, -1},
+      {"libcudart.so.13", 13, -1},     {"libcudart.so.10.-3", 10, -1},
+      {"libcudart.so.10.999999999", 10, -1}, {"libcudart.so.10.100", 10, -1},
+      {"libcudart.so.9.2", 0, -1},     {"libcudart.so.100", 0, -1}, {"libcuda.so.1", 0, -1},
+      {"libcudart.so.", 0, -1},        {"", 0, -1},
+  };
+  for (const Case& c : cases) {
+    int family = -2, minor = -2;
+    ParseCudartSoname(c.soname, &family, &minor);
+    EXPECT_EQ(family, c.family) << c.soname;
+    EXPECT_EQ(minor, c.minor) << c.soname;
+  }
+}
+
 TEST(CudartVersion, EveryFakeReportsItsVersion) {
   for (const Fake& f : kFakes) {
     auto rt = OpenFake(f.version);

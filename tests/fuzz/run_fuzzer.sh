@@ -2,20 +2,22 @@
 # Builds one of cudyn's libFuzzer targets with clang++-14 (-fsanitize=fuzzer,address,undefined)
 # outside Bazel and runs it from the checked-in seeds.
 #
-#   tests/fuzz/run_fuzzer.sh env|shim [seconds]       (default 60)
+#   tests/fuzz/run_fuzzer.sh env|shim|cudart [seconds]       (default 60)
 #
-# Needs clang-14 + libclang-rt-14-dev, the CUDA headers (CUDA_PATH, default /usr/local/cuda) and
-# Bazel for the generated inputs: the trampolines (//stubs:trampolines) and, for `shim`, the fake
-# driver it runs over (//tests/fake_driver:cuda_$FUZZ_FAKE_VERSION/libcuda.so.1, default 12020).
+# Needs clang-14 + libclang-rt-14-dev, the CUDA headers (CUDA_PATH, default /usr/local/cuda; the
+# runtime loader of `cudart` is written for the 13.0 ones) and Bazel for the generated inputs: the
+# trampolines (//stubs:trampolines), for `cudart` the runtime table's X-macro lists
+# (//version_tables:cudart_generated_files) and, for `shim`, the fake driver it runs over
+# (//tests/fake_driver:cuda_$FUZZ_FAKE_VERSION/libcuda.so.1, default 12020).
 # Environment: CLANGXX (default clang++-14), BAZEL (default bazel), FUZZ_CORPUS (a corpus
 # directory to use and keep; default: a temporary one), FUZZ_ARGS (extra libFuzzer flags).
 # Exit status: 0 when the time ran out without a finding; libFuzzer's non-zero status on a crash,
 # leak, timeout or OOM, with the reproducer kept under the printed work directory (replay it with
 # bazel-bin/tests/fuzz/<target>_fuzzer_smoke FILE).
 set -euo pipefail
-target="${1:?usage: run_fuzzer.sh env|shim [seconds]}"
+target="${1:?usage: run_fuzzer.sh env|shim|cudart [seconds]}"
 seconds="${2:-60}"
-case "$target" in env | shim) ;; *) echo "unknown target $target (env, shim)" >&2; exit 2 ;; esac
+case "$target" in env | shim | cudart) ;; *) echo "unknown target $target (env, shim, cudart)" >&2; exit 2 ;; esac
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 CLANGXX="${CLANGXX:-clang++-14}"
@@ -25,12 +27,16 @@ fake_version="${FUZZ_FAKE_VERSION:-12020}"
 fake_target="//tests/fake_driver:cuda_${fake_version}/libcuda.so.1"
 work="$(mktemp -d "${TMPDIR:-/tmp}/cudyn_${target}_fuzzer.XXXXXX")"
 
-(cd "$root" && "$BAZEL" build //stubs:trampolines "$fake_target" >&2)
+generated=(//stubs:trampolines "$fake_target")
+[[ "$target" == cudart ]] && generated+=(//version_tables:cudart_generated_files)
+(cd "$root" && "$BAZEL" build "${generated[@]}" >&2)
 bin="$(cd "$root" && "$BAZEL" info bazel-bin 2>/dev/null)"
 
 sources=("$root"/loader/{adapters,cudyn_c,driver,log,results}.cc "$root/version_tables/api_table.cc")
 if [[ "$target" == shim ]]; then
   sources+=("$root/stubs/shim.cc" "$bin/stubs/trampolines.cc")
+elif [[ "$target" == cudart ]]; then
+  sources+=("$root"/loader/{cudart,cudart_adapters,cudart_c}.cc "$root/version_tables/cudart_table.cc")
 fi
 source "$here/libfuzzer.sh"
 libfuzzer_build "$work/${target}_fuzzer" -DSPDLOG_HEADER_ONLY -DFMT_HEADER_ONLY \
@@ -41,6 +47,6 @@ LIBFUZZER_ENV=(CUDYN_LOG=off)
 if [[ "$target" == shim ]]; then
   LIBFUZZER_ENV+=(CUDYN_DRIVER_PATH="$(readlink -f "$bin/tests/fake_driver/cuda_${fake_version}/libcuda.so.1")")
 fi
-# -close_fd_mask=2: the env target makes the loader log every rejected value to stderr.
+# -close_fd_mask=2: the env and cudart targets make the loader log every rejected value to stderr.
 libfuzzer_run "${target}_fuzzer" "$work/${target}_fuzzer" "$work" "$seconds" 4096 -close_fd_mask=2 \
   -- "$here/seeds/$target"
