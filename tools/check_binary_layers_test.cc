@@ -159,6 +159,14 @@ TEST(BinaryLayers, SharedRuntimeNeeds13) {
   EXPECT_FALSE(f["runtime"]["is_runtime"].get<bool>());
   EXPECT_EQ(f["runtime"]["library"].get<std::string>(), "libcudart.so.13");
   EXPECT_EQ(f["runtime"]["min_driver"].get<int>(), 13000);
+  // What cudyn can do about it: its runtime drop-in serves libcudart.so.13 with a 12.x runtime.
+  const Json rt = LayerOf(f, "runtime");
+  ASSERT_TRUE(rt["with_cudyn"].is_string()) << rt.dump();
+  EXPECT_NE(rt["with_cudyn"].get<std::string>().find("cudyn run --cudart"), std::string::npos);
+  EXPECT_NE(rt["with_cudyn"].get<std::string>().find("libcudart.so.12"), std::string::npos);
+  EXPECT_TRUE(LayerOf(OnlyFile(Check(p, "13.0", "sm_75")), "runtime")["with_cudyn"].is_null());
+  ToolRun human = RunTool({"binary", p, "--target-version", "12.8"});
+  EXPECT_NE(human.out.find("with cudyn: `cudyn run --cudart`"), std::string::npos) << human.out;
 }
 
 TEST(BinaryLayers, HostOnlyProgramRunsAnywhere) {

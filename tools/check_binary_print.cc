@@ -167,6 +167,7 @@ Json LayerJson(const layers::LayerVerdict& l, const std::string& gpu) {
   j["min_driver"] = l.min_driver > 0 ? Json(l.min_driver) : Json();
   j["image"] = l.image.empty() ? Json() : Json(l.image);
   j["reason"] = l.reason;
+  j["with_cudyn"] = l.with_cudyn.empty() ? Json() : Json(l.with_cudyn);
   return j;
 }
 
@@ -241,6 +242,7 @@ void PrintLayerVerdict(std::ostream& out, const layers::LayerVerdict& l, const s
     out << " (" << CudaErrorText(l.cuda_error) << ")";
   }
   out << ": " << l.reason << "\n";
+  if (!l.with_cudyn.empty()) out << "       with cudyn: " << l.with_cudyn << "\n";
 }
 
 }  // namespace

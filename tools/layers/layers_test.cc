@@ -207,8 +207,8 @@ TEST(RuntimeLayer, RealDebianRuntimes) {
     const std::string bytes = ReadWhole(path);
     ASSERT_FALSE(bytes.empty()) << path;
     size_t records = 0;
-    EXPECT_EQ(FindRuntimeVersionTable(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                      bytes.size(), &records),
+    EXPECT_EQ(FindRuntimeVersionTable(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                                      &records),
               major * 1000 + minor * 10);
     EXPECT_GE(records, kMinVersionTableRecords);
   }
@@ -240,6 +240,18 @@ TEST(Verdict, CudartShared) {
   const FileLayers f = Load(Program("cudart_shared"));
   ExpectVerdict(f, On(12080, "sm_75"), false, Layer::kRuntime, 35);
   ExpectVerdict(f, On(13000, "sm_75"), true, Layer::kNone, 0);
+  // libcudart.so.13 on an older driver: cudyn's runtime drop-in serves it with a family that
+  // driver runs; nothing to suggest where it runs anyway, or where no family fits.
+  EXPECT_NE(JudgeRuntime(f.runtime, On(12080, nullptr))
+                .with_cudyn.find("libcudart.so.12, libcudart.so.11.0"),
+            std::string::npos);
+  EXPECT_NE(JudgeRuntime(f.runtime, On(11040, nullptr)).with_cudyn.find("cudyn run --cudart"),
+            std::string::npos);
+  EXPECT_NE(JudgeRuntime(f.runtime, On(11040, nullptr))
+                .with_cudyn.find("(libcudart.so.11.0, libcudart.so.10.2"),
+            std::string::npos);
+  EXPECT_EQ(JudgeRuntime(f.runtime, On(13000, nullptr)).with_cudyn, "");
+  EXPECT_EQ(JudgeRuntime(f.runtime, On(9020, nullptr)).with_cudyn, "");
 }
 
 TEST(Verdict, CudartNone) {

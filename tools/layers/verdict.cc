@@ -77,6 +77,17 @@ LayerVerdict JudgeRuntime(const RuntimeLayer& rt, const Target& target) {
     v.status = Status::kFails;
     v.cuda_error = kCudaErrorInsufficientDriver;
     v.reason += " (target " + CudaVersionText(target.cuda_version) + ")";
+    // cudyn's runtime drop-in stands in for libcudart.so.13 (the 13.0 runtime API) and serves it
+    // with any runtime family the driver runs.
+    const std::vector<std::string> instead = RuntimeSonamesForDriver(target.cuda_version);
+    if (rt.linkage == RuntimeLinkage::kDynamic && rt.library == "libcudart.so.13" &&
+        !instead.empty()) {
+      v.with_cudyn =
+          "`cudyn run --cudart` serves its libcudart.so.13 calls with a runtime this "
+          "driver runs (" +
+          instead.front() + (instead.size() > 1 ? ", " + instead[1] : "") +
+          (instead.size() > 2 ? ", ..." : "") + "; `cudyn-check runtimes` lists those found)";
+    }
   } else {
     v.status = Status::kOk;
   }
@@ -94,8 +105,9 @@ LayerVerdict JudgeKernels(const KernelLayer& k, const Target& target) {
   if (k.self_loaded) {
     // Which image it loads, on which GPU, is the file's own choice: nothing to decide here.
     v.status = Status::kUnknown;
-    v.reason = "device code the file loads itself (no runtime registration): it chooses the "
-               "image per GPU";
+    v.reason =
+        "device code the file loads itself (no runtime registration): it chooses the "
+        "image per GPU";
     return v;
   }
   // The oldest driver that can JIT the oldest PTX: the least a PTX-only file needs.

@@ -2,7 +2,9 @@
 // No printing: the CLI prints `FileVerdict`.
 //
 // Rules (DESIGN.md "What decides whether a binary runs"):
-// * Runtime: min_driver > target -> fails with 35 (cudaErrorInsufficientDriver).
+// * Runtime: min_driver > target -> fails with 35 (cudaErrorInsufficientDriver). A dynamic
+//   libcudart.so.13 (the API cudyn's runtime drop-in serves) then gets `with_cudyn`: the runtime
+//   families the target can run instead, through `cudyn run --cudart`.
 // * Kernels, for a GPU sm_XY: runs if some SASS can execute there — plain sm_AB: A == X and
 //   B <= Y; sm_ABa: exactly sm_XY == sm_AB; sm_ABf (family, CUDA 12.9+): A == X and B <= Y —
 //   else if some PTX can be JIT-compiled there — compute_AB: AB <= XY; compute_ABa: AB == XY;
@@ -50,6 +52,9 @@ struct LayerVerdict {
   int min_driver = 0;  // the oldest driver this layer accepts (0: none / depends on the GPU)
   std::string reason;  // one line, e.g. "runs sm_90 SASS" / "PTX ISA 9.0 needs CUDA 13.0"
   std::string image;   // the image that runs: "sm_90", "compute_80 (JIT, PTX ISA 9.0)"
+  // How cudyn makes this failing layer run, where it can ("" otherwise): a program that needs
+  // libcudart.so.13 on an older driver runs under `cudyn run --cudart` on a runtime it supports.
+  std::string with_cudyn;
 };
 
 struct FileVerdict {
