@@ -24,6 +24,19 @@ cudaError_t CudartStubMissingResult() {
   return static_cast<cudaError_t>(DefaultRuntime().missing_result());
 }
 
+namespace {
+// Every forwarded function returns cudaError_t (//version_tables:cudart_forwards_test), so a
+// missing one answers like a missing entry whatever its arguments.
+extern "C" cudaError_t CudynCudartForwardMissing() { return CudartStubMissingResult(); }
+}  // namespace
+
+void* BindCudartForwardSlot(int slot, const char* name) {
+  void* fn = DefaultRuntime().Symbol(name);
+  if (fn == nullptr) return reinterpret_cast<void*>(&CudynCudartForwardMissing);
+  __atomic_store_n(&cudyn_cudart_stub_slots[slot], fn, __ATOMIC_RELEASE);
+  return fn;
+}
+
 const char* CudartStubMissingText() {
   return DefaultRuntime().ok() ? "cudyn: this CUDA runtime does not provide the function"
                                : "cudyn: no usable CUDA runtime (libcudart) was found";

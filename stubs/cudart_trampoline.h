@@ -19,13 +19,17 @@ static_assert(CUDART_VERSION >= 13000, "the runtime drop-in serves the CUDA 13.0
 #define CUDYN_CUDART_API __attribute__((visibility("default")))
 #endif
 
+// One slot per entry, then one per name forwarded untyped (cudart_forwards.inc).
 extern "C" __attribute__((visibility("hidden"))) void*
-    cudyn_cudart_stub_slots[::cudyn::kCudartEntryCount];
+    cudyn_cudart_stub_slots[::cudyn::kCudartEntryCount + ::cudyn::kCudartForwardCount];
 
 namespace cudyn {
 // Binds `index` through DefaultRuntime(); stores the function into the stub slot and returns it,
 // or nullptr (the slot keeps the thunk).
 void* BindCudartStubSlot(int index) __attribute__((visibility("hidden")));
+// Binds the forwarded name in `slot` to the runtime's function of that name; returns it, or a
+// function answering CudartStubMissingResult() when the runtime lacks it (the slot keeps the thunk).
+void* BindCudartForwardSlot(int slot, const char* name) __attribute__((visibility("hidden")));
 // What a call of a missing entry returns: 302, or 303 when no runtime is open.
 cudaError_t CudartStubMissingResult() __attribute__((visibility("hidden")));
 // What the const char* entries (cudaGetErrorName/String) answer when no runtime can serve them.

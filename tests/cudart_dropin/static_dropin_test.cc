@@ -66,6 +66,39 @@ TEST(StaticDropin, CallsReachTheChosenRuntime) {
   EXPECT_EQ(prop.multiProcessorCount, 132);
 }
 
+// Declared by cuda_gl_interop.h / cuda_vdpau_interop.h (which need the GL and VDPAU headers);
+// the drop-in forwards them untyped, by name. Here with the integer types they take.
+extern "C" cudaError_t cudaGLSetGLDevice(int device);
+extern "C" cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource_t* resource,
+                                                    unsigned int buffer, unsigned int flags);
+
+TEST(StaticDropin, GraphicsInteropIsForwardedByName) {
+  ASSERT_EQ(cudynCudartInit(), 0);
+  auto calls = Control<int (*)(const char*)>("fake_cudart_call_count");
+  auto last_arg = Control<int (*)(const char*, int, void*, size_t)>("fake_cudart_last_arg");
+  auto set_result = Control<void (*)(const char*, int)>("fake_cudart_set_result");
+  // The first call goes through the binding thunk, which must keep every argument register.
+  cudaGraphicsResource_t resource = nullptr;
+  set_result("cudaGraphicsGLRegisterBuffer", 999);
+  EXPECT_EQ(static_cast<int>(cudaGraphicsGLRegisterBuffer(&resource, 0xb0ff, 0x2)), 999);
+  EXPECT_EQ(calls("cudaGraphicsGLRegisterBuffer"), 1);
+  long reg[3] = {};
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_EQ(last_arg("cudaGraphicsGLRegisterBuffer", k, &reg[k], sizeof(long)), 8);
+  }
+  EXPECT_EQ(reg[0], reinterpret_cast<long>(&resource));
+  EXPECT_EQ(static_cast<unsigned>(reg[1]), 0xb0ffu);
+  EXPECT_EQ(static_cast<unsigned>(reg[2]), 0x2u);
+  // Later calls: the slot holds the runtime's function itself.
+  EXPECT_EQ(static_cast<int>(cudaGraphicsGLRegisterBuffer(&resource, 7, 1)), 999);
+  EXPECT_EQ(calls("cudaGraphicsGLRegisterBuffer"), 2);
+  ASSERT_EQ(last_arg("cudaGraphicsGLRegisterBuffer", 1, &reg[1], sizeof(long)), 8);
+  EXPECT_EQ(static_cast<unsigned>(reg[1]), 7u);
+  EXPECT_EQ(cudaGLSetGLDevice(3), cudaSuccess);
+  ASSERT_EQ(last_arg("cudaGLSetGLDevice", 0, &reg[0], sizeof(long)), 8);
+  EXPECT_EQ(static_cast<int>(reg[0]), 3);
+}
+
 TEST(StaticDropin, EntriesNewerThanTheRuntimeAnswer302) {
   // cudaGraphAddNode arrived in 12.2 and took edge data (the 13.0 prototype) in 12.3: nothing
   // on 10.x/11.x or 12.0 can serve it; 12.4+ have it.

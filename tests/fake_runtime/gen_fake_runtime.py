@@ -212,9 +212,15 @@ def main():
         d = host.get(sym) if sym.startswith("__cuda") else decls.get(sym)
         if d is None:
             undeclared.append(sym)
+            # Its prototype is not among the facts (a graphics-interop function): the fake
+            # records the six integer argument registers as they arrive, so a test can see that
+            # whatever forwarded the call kept them.
+            regs = ["long a%d" % k for k in range(6)]
             cc += ["// Exported by the real runtime, declared by no header of the facts.",
-                   "#undef %s" % sym, 'extern "C" int %s(void) {' % sym, '  fake_cudart::Call call("%s");' % sym,
-                   "  const int rc = call.Commit();", "  return rc;", "}", ""]
+                   "#undef %s" % sym, 'extern "C" int %s(%s) {' % (sym, ", ".join(regs)),
+                   '  fake_cudart::Call call("%s");' % sym]
+            cc += ["  call.Arg(a%d);" % k for k in range(6)]
+            cc += ["  const int rc = call.Commit();", "  return rc;", "}", ""]
             continue
         cc += ["#undef %s" % sym] + definition(sym, d["ret"], d["params"])
     open(a.out_cc, "w").write("\n".join(cc) + "\n")
