@@ -14,7 +14,9 @@
 # Then the same source built with `-cudart shared` (CARRY_DIR/cudart_smoke_shared:
 # //tests/cudart_dropin:nvcc_shared_programs, NEEDED libcudart.so.13, knows nothing of cudyn): on its
 # own 13.0 runtime, and under `cudyn run --runtime <each runtime>` / `cudyn run --cudart
-# [--max-cuda-version]` from the install tree unpacked in CARRY_DIR/tree (//dist:tarball).
+# [--max-cuda-version]` from the install tree unpacked in CARRY_DIR/tree (//dist:tarball). Last,
+# CARRY_DIR/forward_probe (tests/gpu/forward_probe.c, gcc against the toolkit's libcudart.so.13)
+# compares the forwarded graphics-interop functions through cudyn with each runtime's own.
 # Logs: OUT_DIR/cudart/*. Exit 0 when every expectation holds.
 set -u
 carry=$(cd "$1" && pwd) || exit 2
@@ -65,5 +67,21 @@ done
 run_cmd shared_choice 13000 env LD_LIBRARY_PATH="$carry/runtimes/13.0:$paths" "$cudyn" run --cudart -- "$shared"
 run_cmd shared_clamp_12020 12050 env LD_LIBRARY_PATH="$paths" "$cudyn" run --cudart --max-cuda-version 12.2 -- "$shared"
 run_cmd shared_clamp_11040 11080 env LD_LIBRARY_PATH="$paths" "$cudyn" run --cudart --max-cuda-version 11.4 -- "$shared"
+
+# The graphics-interop functions cudyn forwards untyped (forward_probe, tests/gpu/forward_probe.c):
+# through cudyn's drop-in they must answer exactly what each real runtime answers when called
+# directly (no GL context or VDPAU device here: the runtimes' own errors).
+for dir in "$carry"/runtimes/*/; do
+  v=$(basename "$dir")
+  lib=$(ls "$dir"libcudart.so.* | head -1)
+  "$carry/forward_probe" direct "$lib" >"$out/forward_direct_$v.txt" 2>&1 || fail "forward_probe direct $v: exit $?"
+  "$cudyn" run --runtime "$lib" -- "$carry/forward_probe" linked >"$out/forward_cudyn_$v.txt" 2>"$out/forward_cudyn_$v.log" ||
+    fail "forward_probe through cudyn on $v: exit $?"
+  if diff "$out/forward_direct_$v.txt" "$out/forward_cudyn_$v.txt" >/dev/null; then
+    echo "forward_$v: $(tr '\n' ' ' <"$out/forward_cudyn_$v.txt")(identical)"
+  else
+    fail "forward_$v: through cudyn $(tr '\n' ' ' <"$out/forward_cudyn_$v.txt") vs direct $(tr '\n' ' ' <"$out/forward_direct_$v.txt")"
+  fi
+done
 echo "cudart: $failures failure(s)"
 ((failures == 0))
