@@ -21,29 +21,9 @@
 #include <vector>
 
 #include "loader/cudart.h"
+#include "tests/fuzz/fuzz_input.h"
 
 namespace {
-
-std::vector<std::string> Lines(const uint8_t* data, size_t size) {
-  std::vector<std::string> lines(9);
-  size_t field = 0;
-  for (size_t i = 0; i < size && field < lines.size(); ++i) {
-    if (data[i] == '\n') {
-      ++field;
-    } else if (data[i] != '\0') {  // environment values cannot hold NUL
-      lines[field] += static_cast<char>(data[i]);
-    }
-  }
-  return lines;
-}
-
-void SetOrUnset(const char* name, const std::string& value) {
-  if (value.empty()) {
-    unsetenv(name);
-  } else {
-    setenv(name, value.c_str(), 1);
-  }
-}
 
 std::string WithoutDotDot(std::string path) {
   for (size_t dots; (dots = path.find("..")) != std::string::npos;) path.erase(dots, 2);
@@ -89,20 +69,20 @@ bool IsLogLevel(const std::string& v) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::vector<std::string> f = Lines(data, size);
+  const std::vector<std::string> f = cudyn::fuzz::Lines(data, size, 9);
   CheckSoname(f[0]);
 
   // CUDYN_CUDART_PATH: relative (rejected before any file access) or under a missing directory.
   std::string path = WithoutDotDot(f[1]);
   if (!path.empty() && path[0] == '/') path = "/nonexistent-cudyn-fuzz" + path;
 
-  SetOrUnset("CUDYN_CUDART_PATH", path);
-  SetOrUnset("CUDYN_MAX_CUDA_VERSION", f[2]);
-  SetOrUnset("CUDA_HOME", Harmless(f[3]));
-  SetOrUnset("CUDA_PATH", Harmless(f[4]));
-  SetOrUnset("VIRTUAL_ENV", Harmless(f[5]));
-  SetOrUnset("CONDA_PREFIX", Harmless(f[6]));
-  SetOrUnset("CUDYN_LOG", f[7]);
+  cudyn::fuzz::SetOrUnset("CUDYN_CUDART_PATH", path);
+  cudyn::fuzz::SetOrUnset("CUDYN_MAX_CUDA_VERSION", f[2]);
+  cudyn::fuzz::SetOrUnset("CUDA_HOME", Harmless(f[3]));
+  cudyn::fuzz::SetOrUnset("CUDA_PATH", Harmless(f[4]));
+  cudyn::fuzz::SetOrUnset("VIRTUAL_ENV", Harmless(f[5]));
+  cudyn::fuzz::SetOrUnset("CONDA_PREFIX", Harmless(f[6]));
+  cudyn::fuzz::SetOrUnset("CUDYN_LOG", f[7]);
   static constexpr int kDrivers[] = {10000, 10010, 10020};
   const int driver = kDrivers[(f[8].empty() ? 0 : static_cast<uint8_t>(f[8].back())) % 3];
   const std::optional<int> version = cudyn::ParseCudaVersion(f[2]);

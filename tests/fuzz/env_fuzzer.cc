@@ -16,34 +16,10 @@
 #include <vector>
 
 #include "loader/cudyn.h"
-
-namespace {
-
-std::vector<std::string> Lines(const uint8_t* data, size_t size) {
-  std::vector<std::string> lines(5);
-  size_t field = 0;
-  for (size_t i = 0; i < size && field < lines.size(); ++i) {
-    if (data[i] == '\n') {
-      ++field;
-    } else if (data[i] != '\0') {  // environment values cannot hold NUL
-      lines[field] += static_cast<char>(data[i]);
-    }
-  }
-  return lines;
-}
-
-void SetOrUnset(const char* name, const std::string& value) {
-  if (value.empty()) {
-    unsetenv(name);
-  } else {
-    setenv(name, value.c_str(), 1);
-  }
-}
-
-}  // namespace
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::vector<std::string> f = Lines(data, size);
+  const std::vector<std::string> f = cudyn::fuzz::Lines(data, size, 5);
 
   std::optional<int> version = cudyn::ParseCudaVersion(f[0]);
   if (version && (*version < 1000 || *version > 99999)) __builtin_trap();
@@ -57,10 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t dots; (dots = path.find("..")) != std::string::npos;) path.erase(dots, 2);
   if (!path.empty() && path[0] == '/') path = "/nonexistent-cudyn-fuzz" + path;
 
-  SetOrUnset("CUDYN_MAX_CUDA_VERSION", f[0]);
-  SetOrUnset("CUDYN_PER_THREAD_DEFAULT_STREAM", f[1]);
-  SetOrUnset("CUDYN_LOG", f[2]);
-  SetOrUnset("CUDYN_DRIVER_PATH", path);
+  cudyn::fuzz::SetOrUnset("CUDYN_MAX_CUDA_VERSION", f[0]);
+  cudyn::fuzz::SetOrUnset("CUDYN_PER_THREAD_DEFAULT_STREAM", f[1]);
+  cudyn::fuzz::SetOrUnset("CUDYN_LOG", f[2]);
+  cudyn::fuzz::SetOrUnset("CUDYN_DRIVER_PATH", path);
   cudyn::DriverOptions options;
   options.use_environment = true;
   if (f[4].rfind("opt", 0) == 0) options.max_cuda_version = version.value_or(12000);
