@@ -263,25 +263,17 @@ void Runtime::Reject(std::string path, RuntimeSource source, RuntimeRejection re
 bool Runtime::TryCandidate(const std::string& path, RuntimeSource source, bool noload,
                            int want_family) {
   const bool is_explicit = source == RuntimeSource::kOption || source == RuntimeSource::kEnvironment;
-  if (!noload && !path.empty() && path[0] == '/') {
-    std::string problem = internal::CheckLibraryFile(path);
-    if (!problem.empty()) {
-      Reject(path, source, RuntimeRejection::kUnloadableFile, std::move(problem));
-      return false;
-    }
-  }
-  dlerror();
-  void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL | (noload ? RTLD_NOLOAD : 0));
-  if (handle == nullptr) {
-    if (noload) {
-      Reject(path, source, RuntimeRejection::kNotLoaded, "not loaded in this process");
-    } else {
-      Reject(path, source, RuntimeRejection::kDlopenFailed,
-             "dlopen failed: " + internal::LastDlError());
-    }
+  internal::OpenedLibrary opened = internal::OpenCandidateLibrary(path, noload);
+  if (opened.handle == nullptr) {
+    const RuntimeRejection rejection =
+        opened.failure == internal::OpenFailure::kUnloadableFile ? RuntimeRejection::kUnloadableFile
+        : opened.failure == internal::OpenFailure::kNotLoaded    ? RuntimeRejection::kNotLoaded
+                                                                 : RuntimeRejection::kDlopenFailed;
+    Reject(path, source, rejection, std::move(opened.reason));
     return false;
   }
-  const std::string loaded = internal::LoadedObjectPath(handle, path);
+  void* const handle = opened.handle;
+  const std::string& loaded = opened.loaded_path;
   // Nothing of the runtime is called before it is accepted: a runtime that has run registers
   // exit handlers, so a refused one is closed untouched.
   void* get_version = dlsym(handle, "cudaRuntimeGetVersion");

@@ -493,27 +493,17 @@ void Driver::Reject(std::string path, CandidateSource source, Rejection rejectio
 }
 
 bool Driver::TryCandidate(const std::string& path, CandidateSource source, bool noload) {
-  if (!noload && !path.empty() && path[0] == '/') {
-    std::string problem = CheckDriverFile(path);
-    if (!problem.empty()) {
-      Reject(path, source, Rejection::kUnloadableFile, std::move(problem));
-      return false;
-    }
-  }
-  dlerror();
-  // Lazy binding, as the dynamic linker loads the driver of a program linked with -lcuda:
-  // binding the driver's ~200 imports up front cost more than the rest of cudyn's start-up.
-  // Symbol versions are still checked here (LD_BIND_NOW=1 restores eager binding).
-  void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL | (noload ? RTLD_NOLOAD : 0));
-  if (handle == nullptr) {
-    if (noload) {
-      Reject(path, source, Rejection::kNotLoaded, "not loaded in this process");
-    } else {
-      Reject(path, source, Rejection::kDlopenFailed, "dlopen failed: " + DlError());
-    }
+  internal::OpenedLibrary opened = internal::OpenCandidateLibrary(path, noload);
+  if (opened.handle == nullptr) {
+    const Rejection rejection =
+        opened.failure == internal::OpenFailure::kUnloadableFile ? Rejection::kUnloadableFile
+        : opened.failure == internal::OpenFailure::kNotLoaded    ? Rejection::kNotLoaded
+                                                                 : Rejection::kDlopenFailed;
+    Reject(path, source, rejection, std::move(opened.reason));
     return false;
   }
-  const std::string loaded_path = LoadedPath(handle, path);
+  void* const handle = opened.handle;
+  const std::string& loaded_path = opened.loaded_path;
   auto get_version = reinterpret_cast<DriverGetVersionFn>(dlsym(handle, "cuDriverGetVersion"));
   // libcudyn_cuda.so exports cudyn's C API beside the cu* symbols: binding to it would route every
   // call through a second cudyn (or, when it is this very copy, recurse forever).
@@ -817,11 +807,28 @@ const int kWellKnownDriverDirCount =
 
 namespace internal {
 // The checks and helpers the runtime loader (cudart.cc) shares with driver discovery.
-std::string CheckLibraryFile(const std::string& path) { return CheckDriverFile(path); }
-std::string LoadedObjectPath(void* handle, const std::string& fallback) {
-  return LoadedPath(handle, fallback);
+OpenedLibrary OpenCandidateLibrary(const std::string& path, bool noload) {
+  OpenedLibrary opened;
+  if (!noload && !path.empty() && path[0] == '/') {
+    opened.reason = CheckDriverFile(path);
+    if (!opened.reason.empty()) {
+      opened.failure = OpenFailure::kUnloadableFile;
+      return opened;
+    }
+  }
+  dlerror();
+  // Lazy binding, as the dynamic linker loads the libraries of a program linked with them:
+  // binding the driver's ~200 imports up front cost more than the rest of cudyn's start-up.
+  // Symbol versions are still checked here (LD_BIND_NOW=1 restores eager binding).
+  opened.handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL | (noload ? RTLD_NOLOAD : 0));
+  if (opened.handle == nullptr) {
+    opened.failure = noload ? OpenFailure::kNotLoaded : OpenFailure::kDlopenFailed;
+    opened.reason = noload ? "not loaded in this process" : "dlopen failed: " + DlError();
+    return opened;
+  }
+  opened.loaded_path = LoadedPath(opened.handle, path);
+  return opened;
 }
-std::string LastDlError() { return DlError(); }
 bool IsCudynFunction(const void* fn) { return IsOwnFunction(fn); }
 }  // namespace internal
 

@@ -60,11 +60,17 @@ inline constexpr const char* kNotAbsoluteReason =
 int CopyToBuffer(const std::string& text, char* buffer, size_t size);
 
 // Shared by driver and runtime discovery (driver.cc).
-// "" when `path` can be handed to dlopen, else why not (missing, directory, truncated, other arch).
-std::string CheckLibraryFile(const std::string& path);
-// The loaded object's name (dlinfo), or `fallback`.
-std::string LoadedObjectPath(void* handle, const std::string& fallback);
-std::string LastDlError();
+// The first steps of trying a candidate library: an absolute path is checked first (missing,
+// directory, truncated, other architecture: dlopen would say little or worse), then dlopen'ed
+// (RTLD_NOLOAD: only when already loaded). Either `handle` or `failure` and `reason`.
+enum class OpenFailure { kNone, kUnloadableFile, kNotLoaded, kDlopenFailed };
+struct OpenedLibrary {
+  void* handle = nullptr;
+  std::string loaded_path;  // the loaded object's name (dlinfo), else the path tried
+  OpenFailure failure = OpenFailure::kNone;
+  std::string reason;
+};
+OpenedLibrary OpenCandidateLibrary(const std::string& path, bool noload);
 // True for a function inside the object cudyn itself is linked into.
 bool IsCudynFunction(const void* fn);
 

@@ -456,6 +456,34 @@ void PrintNoDriver(std::ostream& out, const OpenedDriver& opened) {
 
 // ---- System library directories ---------------------------------------------------------------
 
+std::vector<FoundLibrary> FindLibraryFiles(const std::vector<SearchDir>& dirs,
+                                           const std::string& base) {
+  std::vector<FoundLibrary> files;
+  std::map<std::string, size_t> by_real;
+  for (const SearchDir& dir : dirs) {
+    for (const std::string& name : ListLibraryNames(dir.path, base)) {
+      std::string path = dir.path + "/" + name;
+      struct stat st;
+      bool resolvable = stat(path.c_str(), &st) == 0;
+      if (resolvable && S_ISDIR(st.st_mode)) continue;
+      std::string real = resolvable ? RealPath(path) : path;  // dangling links stay apart
+      auto it = by_real.find(real);
+      if (it == by_real.end()) {
+        it = by_real.emplace(real, files.size()).first;
+        FoundLibrary f;
+        f.path = path;
+        f.realpath = real;
+        files.push_back(std::move(f));
+      }
+      FoundLibrary& f = files[it->second];
+      AddUnique(&f.aliases, path);
+      // A directory reached several ways lists each way: keep each once per file.
+      for (const std::string& source : dir.sources) AddUnique(&f.sources, source);
+    }
+  }
+  return files;
+}
+
 std::string SearchDir::SourcesText() const {
   std::string text;
   for (const std::string& s : sources) text += (text.empty() ? "" : ", ") + s;

@@ -127,6 +127,18 @@ struct SearchDir {
   std::string SourcesText() const;
 };
 
+// One library file found under one or more names in the scanned directories.
+struct FoundLibrary {
+  std::string path;                  // the first name found (callers may prefer another alias)
+  std::string realpath;              // the file the names resolve to (a dangling link: itself)
+  std::vector<std::string> aliases;  // every name found for this file
+  std::vector<std::string> sources;  // every way the directories holding those names are reached
+};
+// The files named `base` or `base`.* (ListLibraryNames) in `dirs`, names of one file merged by
+// realpath, in the order first found; directories are skipped.
+std::vector<FoundLibrary> FindLibraryFiles(const std::vector<SearchDir>& dirs,
+                                           const std::string& base);
+
 // Directories named by ROOT/etc/ld.so.conf and its includes (globs, relative patterns resolved
 // against the including file's directory, cycles and depth bounded), prefixed with `root`; each
 // with the file that named it.

@@ -14,11 +14,8 @@ namespace cudyn {
 namespace check {
 namespace {
 
-struct DriverFile {
-  std::string path;                   // the name probed (libcuda.so.1 preferred)
-  std::string realpath;
-  std::vector<std::string> aliases;   // every name found for this file
-  std::vector<std::string> sources;   // where those names were found
+// path: the name probed (libcuda.so.1 preferred).
+struct DriverFile : FoundLibrary {
   Json probe;
   bool picked = false;
   bool is_cudyn = false;  // cudyn's drop-in installed under a libcuda name
@@ -106,33 +103,17 @@ int RunDrivers(const Args& args, std::ostream& out, std::ostream& err) {
 
   std::vector<SearchDir> dirs = DriverScanDirs(root);
   std::vector<DriverFile> files;
-  std::map<std::string, size_t> by_real;
-  for (const SearchDir& dir : dirs) {
-    for (const std::string& name : ListLibraryNames(dir.path, "libcuda.so")) {
-      std::string path = dir.path + "/" + name;
-      struct stat st;
-      bool resolvable = stat(path.c_str(), &st) == 0;
-      std::string real = resolvable ? RealPath(path) : path;  // dangling links stay apart
-      if (resolvable && S_ISDIR(st.st_mode)) continue;
-      auto it = by_real.find(real);
-      size_t index;
-      if (it == by_real.end()) {
-        index = files.size();
-        by_real[real] = index;
-        DriverFile f;
-        f.path = path;
-        f.realpath = real;
-        files.push_back(std::move(f));
-      } else {
-        index = it->second;
+  for (FoundLibrary& found : FindLibraryFiles(dirs, "libcuda.so")) {
+    DriverFile f;
+    static_cast<FoundLibrary&>(f) = std::move(found);
+    // Probe the name the loader would open: libcuda.so.1 wins over other aliases.
+    for (const std::string& alias : f.aliases) {
+      if (BaseName(alias) == "libcuda.so.1") {
+        f.path = alias;
+        break;
       }
-      DriverFile& f = files[index];
-      AddUnique(&f.aliases, path);
-      // A directory reached several ways lists each way: keep each once per file.
-      for (const std::string& source : dir.sources) AddUnique(&f.sources, source);
-      // Probe the name the loader would open: libcuda.so.1 wins over other aliases.
-      if (name == "libcuda.so.1" && BaseName(f.path) != "libcuda.so.1") f.path = path;
     }
+    files.push_back(std::move(f));
   }
   for (DriverFile& f : files) {
     // cudyn's shared drop-in exports cudyn* next to cu*: installed as libcuda.so.1 it would answer
@@ -151,19 +132,19 @@ int RunDrivers(const Args& args, std::ostream& out, std::ostream& err) {
   bool picked = pick.value("ok", false);
   if (picked) {
     std::string real = RealPath(pick.value("path", std::string()));
-    auto it = by_real.find(real);
-    if (it == by_real.end()) {
+    auto it = std::find_if(files.begin(), files.end(),
+                           [&](const DriverFile& f) { return f.realpath == real; });
+    if (it == files.end()) {
       DriverFile f;
       f.path = pick.value("path", std::string());
       f.realpath = real;
       f.aliases.push_back(f.path);
       f.sources.push_back("found by the loader (" + pick.value("found_by", std::string()) + ")");
       f.probe = ProbeDriverFile(f.path);
-      by_real[real] = files.size();
       files.push_back(std::move(f));
-      it = by_real.find(real);
+      it = files.end() - 1;
     }
-    files[it->second].picked = true;
+    it->picked = true;
   }
   int exit_code = picked ? kExitOk : kExitNoDriver;
 

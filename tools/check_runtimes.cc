@@ -219,11 +219,8 @@ const char* FileKindName(FileKind kind) {
   return "invalid";
 }
 
-struct RuntimeFile {
-  std::string path;  // the name the loader opens (the SONAME alias when there is one)
-  std::string realpath;
-  std::vector<std::string> aliases;
-  std::vector<std::string> sources;
+// path: the name the loader opens (the SONAME alias when there is one).
+struct RuntimeFile : FoundLibrary {
   FileKind kind = FileKind::kInvalid;
   std::string error;   // why it is not a usable runtime ("" for a runtime)
   std::string soname;
@@ -454,30 +451,10 @@ int RunRuntimes(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<SearchDir> dirs = roots.empty() ? SystemRuntimeDirs(&scan_note)
                                               : WalkRoots(roots, &scan_note);
   std::vector<RuntimeFile> files;
-  std::map<std::string, size_t> by_real;
-  for (const SearchDir& dir : dirs) {
-    for (const std::string& name : ListLibraryNames(dir.path, "libcudart.so")) {
-      std::string path = dir.path + "/" + name;
-      struct stat st;
-      bool resolvable = stat(path.c_str(), &st) == 0;
-      if (resolvable && S_ISDIR(st.st_mode)) continue;
-      std::string real = resolvable ? RealPath(path) : path;  // dangling links stay apart
-      auto it = by_real.find(real);
-      size_t index;
-      if (it == by_real.end()) {
-        index = files.size();
-        by_real[real] = index;
-        RuntimeFile f;
-        f.path = path;
-        f.realpath = real;
-        files.push_back(std::move(f));
-      } else {
-        index = it->second;
-      }
-      RuntimeFile& f = files[index];
-      AddUnique(&f.aliases, path);
-      for (const std::string& source : dir.sources) AddUnique(&f.sources, source);
-    }
+  for (FoundLibrary& found : FindLibraryFiles(dirs, "libcudart.so")) {
+    RuntimeFile f;
+    static_cast<FoundLibrary&>(f) = std::move(found);
+    files.push_back(std::move(f));
   }
   for (RuntimeFile& f : files) {
     ReadRuntimeFile(&f);
@@ -510,8 +487,9 @@ int RunRuntimes(const Args& args, std::ostream& out, std::ostream& err) {
     if (pick.value("ok", false)) {
       const std::string path = pick["path"].get<std::string>();
       const std::string real = RealPath(path);
-      auto it = by_real.find(real);
-      if (it == by_real.end()) {
+      auto it = std::find_if(files.begin(), files.end(),
+                             [&](const RuntimeFile& f) { return f.realpath == real; });
+      if (it == files.end()) {
         // Found where the scan did not look (the dynamic linker's own search, CUDYN_CUDART_PATH).
         RuntimeFile f;
         f.path = path;
@@ -521,16 +499,14 @@ int RunRuntimes(const Args& args, std::ostream& out, std::ostream& err) {
                             ")");
         ReadRuntimeFile(&f);
         f.runnable = f.kind == FileKind::kRuntime && driver_version >= f.min_driver;
-        by_real[real] = files.size();
         files.push_back(std::move(f));
-        it = by_real.find(real);
+        it = files.end() - 1;
       }
-      files[it->second].picked = true;
+      it->picked = true;
       // An explicit CUDYN_CUDART_PATH is taken even when the driver cannot run it.
       const int family = pick["family"].get<int>();
-      picked_runnable = files[it->second].kind == FileKind::kRuntime
-                            ? files[it->second].runnable
-                            : NewestRuntimeFamilyFor(driver_version) >= family;
+      picked_runnable =
+          it->kind == FileKind::kRuntime ? it->runnable : NewestRuntimeFamilyFor(driver_version) >= family;
     }
   }
   const int exit_code = !have_driver ? kExitNoDriver : picked_runnable ? kExitOk

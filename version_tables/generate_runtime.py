@@ -45,6 +45,10 @@ import os
 import re
 import sys
 
+# The prototype reading rules are the extractor's own: one definition for both steps.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from extract_runtime_headers import parse_param, split_params, squash  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 VERSIONS = ["11.2", "11.8", "12.4", "12.5", "13.0"]
 FAMILIES = {10: ["11.2", "11.8"], 11: ["11.2", "11.8"], 12: ["12.4", "12.5"], 13: ["13.0"]}
@@ -53,9 +57,6 @@ FAMILY_ORDER = [10, 11, 12, 13]
 DEVICE_PROP_VERSIONS = {13: "13.0", 12: "12.5", 11: "11.8"}
 DEVICE_PROP_SIZES = {13: 1008, 12: 1032, 11: 728}
 SAME_LAYOUT = [("12.4", "12.5"), ("11.2", "11.8")]
-QUALIFIERS = {"const", "volatile", "struct", "enum", "union", "restrict", "__restrict"}
-BUILTIN = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
-           "_Bool", "bool"}
 
 
 class TableError(Exception):
@@ -65,10 +66,6 @@ class TableError(Exception):
 def version_number(v):
     major, minor = v.split(".")
     return int(major) * 1000 + int(minor) * 10
-
-
-def squash(text):
-    return re.sub(r"\s+", " ", text).strip()
 
 
 def split_symbol(symbol):
@@ -81,47 +78,6 @@ def split_symbol(symbol):
     if m:
         return m.group(1), int(m.group(2)), stream
     return symbol, 1, stream
-
-
-def split_params(params):
-    params = squash(params)
-    if params in ("", "void"):
-        return []
-    out, depth, cur = [], 0, ""
-    for ch in params:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur.strip())
-    return out
-
-
-def parse_param(param):
-    """-> (type text, name or None, base type or None); see extract_runtime_headers.parse_param."""
-    if "(" in param:
-        m = re.search(r"\(\s*\*\s*(\w+)?\s*\)", param)
-        name = m.group(1) if m and m.group(1) else None
-        typ = param if not name else param[:m.start(1)] + param[m.end(1):]
-        return re.sub(r"\s*\*\s*", "*", squash(typ)), name, None
-    arrays = "".join(re.findall(r"\[[^\]]*\]", param))
-    core = re.sub(r"\[[^\]]*\]", "", param)
-    tokens = re.findall(r"\w+|\*", core)
-    name = None
-    if tokens and re.match(r"\w+$", tokens[-1]) and tokens[-1] not in BUILTIN:
-        before = [t for t in tokens[:-1] if t not in QUALIFIERS and t != "*"]
-        if before:
-            name = tokens[-1]
-            tokens = tokens[:-1]
-    typ = re.sub(r"\s*\*\s*", "*", " ".join(tokens)) + ("*" if arrays else "")
-    base = " ".join(t for t in tokens if t not in ("const", "volatile", "restrict", "__restrict",
-                                                  "*"))
-    return typ, name, base
 
 
 def param_types(params):

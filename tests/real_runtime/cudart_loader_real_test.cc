@@ -18,27 +18,16 @@
 
 #include "gtest/gtest.h"
 #include "loader/cudart.h"
+#include "tests/real_runtime/real_lists.h"
 #include "tests/util/runfiles.h"
 
 extern char** environ;
 
 namespace {
 
-struct RealRuntime {
-  const char* version;
-  const char* path;
-};
-constexpr RealRuntime kRealRuntimes[] = {
-#include "tools/layers/real_runtimes.inc"
-};
-
-struct RealDriver {
-  const char* major;
-  int cuda;
-};
-constexpr RealDriver kRealDrivers[] = {
-#include "tests/real_runtime/real_drivers.inc"
-};
+using cudyn_real::kRealDrivers;
+using cudyn_real::kRealRuntimes;
+using cudyn_real::RealDriver;
 
 std::string Dir(const std::string& path) { return path.substr(0, path.rfind('/')); }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/real_runtime/real_lists.h"
 #include "tests/util/runfiles.h"
 #include "tools/layers/runtime_layer.h"
 
@@ -24,21 +25,10 @@ extern char** environ;
 
 namespace {
 
-struct RealRuntime {
-  const char* version;
-  const char* path;
-};
-constexpr RealRuntime kRealRuntimes[] = {
-#include "tools/layers/real_runtimes.inc"
-};
-
-struct RealDriver {
-  const char* major;
-  int cuda;
-};
-constexpr RealDriver kRealDrivers[] = {
-#include "tests/real_runtime/real_drivers.inc"
-};
+using cudyn_real::kRealDrivers;
+using cudyn_real::kRealRuntimes;
+using cudyn_real::RealDriver;
+using cudyn_real::RealRuntime;
 
 // --probe RUNTIME: prints "<cudaRuntimeGetVersion rc> <version> <cudaGetDeviceCount rc>".
 int Probe(const char* runtime) {
