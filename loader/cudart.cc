@@ -1,6 +1,8 @@
 // Runtime (libcudart) discovery, family, version and per-entry binding. See cudart.h.
 #include "loader/cudart.h"
 
+#include "loader/cudart_family.h"
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <link.h>
@@ -22,17 +24,28 @@ using RuntimeGetVersionFn = int (*)(int*);
 constexpr int kMinPlausibleVersion = 1000;
 constexpr int kMaxPlausibleVersion = 99999;
 
-// Every SONAME a runtime family has had, newest first; `min_driver` is what the driver must be.
+// A driver version newer than every family: CudartSonamesForDriver() of it lists them all.
+constexpr int kAnyDriver = 99999;
+
+// Every SONAME a runtime family has had, newest first, with the driver each needs (the rule is
+// loader/cudart_family.h's).
 struct RuntimeSoname {
-  const char* soname;
+  std::string soname;
   int family;
   int min_driver;  // CUDA version of the oldest driver that runs it
 };
-constexpr RuntimeSoname kRuntimeSonames[] = {
-    {"libcudart.so.13", 13, 13000},   {"libcudart.so.12", 12, 12000},
-    {"libcudart.so.11.0", 11, 11000}, {"libcudart.so.10.2", 10, 10020},
-    {"libcudart.so.10.1", 10, 10010}, {"libcudart.so.10.0", 10, 10000},
-};
+std::vector<RuntimeSoname> AllRuntimeSonames() {
+  std::vector<RuntimeSoname> out;
+  for (std::string& name : CudartSonamesForDriver(kAnyDriver)) {
+    int family = 0, minor = -1;
+    ParseCudartSoname(name, &family, &minor);
+    out.push_back({std::move(name), family, CudartFamilyMinDriver(family, minor)});
+  }
+  return out;
+}
+
+// The oldest family cudyn binds (its table has rules for 10.x and later).
+constexpr int kOldestCudartFamily = 10;
 
 // Toolkit and distribution directories searched last, after the default search and CUDA_HOME.
 const char* const kWellKnownRuntimeDirs[] = {
@@ -63,11 +76,6 @@ std::string LoadedSoname(void* handle) {
     if (d->d_tag == DT_SONAME) soname = static_cast<long>(d->d_un.d_val);
   }
   return strtab != nullptr && soname >= 0 ? std::string(strtab + soname) : std::string();
-}
-
-int MinDriverFor(int family, int minor) {
-  if (family == 10) return 10000 + 10 * std::max(minor, 0);
-  return family * 1000;
 }
 
 // site-packages directories of the Python environments in sight: $VIRTUAL_ENV, and those of
@@ -130,25 +138,6 @@ std::vector<std::string> VersionedToolkitDirs() {
 
 }  // namespace
 
-void ParseCudartSoname(const std::string& soname, int* family, int* minor) {
-  *family = 0;
-  *minor = -1;
-  const std::string prefix = "libcudart.so.";
-  if (soname.compare(0, prefix.size(), prefix) != 0) return;
-  const char* p = soname.c_str() + prefix.size();
-  char* end = nullptr;
-  long major = std::strtol(p, &end, 10);
-  if (end == p || major < 10 || major > 99) return;
-  *family = static_cast<int>(major);
-  // A minor is one or two digits ("10.2", "11.0"); anything else ("10.-3", "10.999999999") is no
-  // minor, so nothing downstream computes with a wild value.
-  if (*end == '.' && std::isdigit(static_cast<unsigned char>(end[1]))) {
-    char* minor_end = nullptr;
-    long value = std::strtol(end + 1, &minor_end, 10);
-    if (value <= 99 && minor_end - (end + 1) <= 2) *minor = static_cast<int>(value);
-  }
-}
-
 const char* RuntimeSourceName(RuntimeSource source) {
   switch (source) {
     case RuntimeSource::kOption:
@@ -197,14 +186,6 @@ const char* RuntimeRejectionName(RuntimeRejection rejection) {
       return "driver_too_old";
   }
   return "unknown";
-}
-
-int NewestRuntimeFamilyFor(int driver_version) {
-  if (driver_version >= 13000) return 13;
-  if (driver_version >= 12000) return 12;
-  if (driver_version >= 11000) return 11;
-  if (driver_version >= 10000) return 10;
-  return 0;
 }
 
 Runtime::Runtime(std::atomic<void*>* slots) : slots_(slots) {
@@ -299,6 +280,13 @@ bool Runtime::TryCandidate(const std::string& path, RuntimeSource source, bool n
     dlclose(handle);
     return false;
   }
+  if (family < kOldestCudartFamily) {
+    Reject(loaded, source, RuntimeRejection::kUnknownFamily,
+           "its SONAME " + soname + " names a runtime older than 10.0, which cudyn does not bind",
+           family);
+    dlclose(handle);
+    return false;
+  }
   if (want_family != 0 && family != want_family) {
     Reject(loaded, source, RuntimeRejection::kUnknownFamily,
            "its SONAME " + soname + " is not of the family searched (" +
@@ -307,7 +295,7 @@ bool Runtime::TryCandidate(const std::string& path, RuntimeSource source, bool n
     dlclose(handle);
     return false;
   }
-  const int needs = MinDriverFor(family, minor);
+  const int needs = CudartFamilyMinDriver(family, minor);
   if (driver_version_ > 0 && driver_version_ < needs) {
     std::string why = "the driver (CUDA " + std::to_string(driver_version_) +
                       ") cannot run " + soname + " (needs " + std::to_string(needs) + ")";
@@ -346,7 +334,7 @@ void Runtime::ReadVersion(int soname_family, int soname_minor) {
   }
   // 11.x answers 35 (and writes nothing) without a usable driver: the SONAME gives the family,
   // the newest symbol it exports the minor.
-  int best = MinDriverFor(soname_family, soname_minor);
+  int best = CudartFamilyMinDriver(soname_family, soname_minor);
   for (int i = 0; i < kCudartMarkerCount; ++i) {
     const CudartMarker& m = kCudartMarkers[i];
     if (m.version / 1000 == soname_family && m.version > best && dlsym(handle_, m.symbol)) {
@@ -389,7 +377,8 @@ void Runtime::Discover(const RuntimeOptions& options) {
   const RuntimeSource explicit_source =
       chosen.from_environment ? RuntimeSource::kEnvironment : RuntimeSource::kOption;
   bool accepted = false;
-  const int newest = driver_version_ > 0 ? NewestRuntimeFamilyFor(driver_version_) : 13;
+  const int newest = NewestRuntimeFamilyFor(driver_version_ > 0 ? driver_version_ : kAnyDriver);
+  const std::vector<RuntimeSoname> sonames = AllRuntimeSonames();
   if (!explicit_path.empty()) {
     if (explicit_path[0] != '/') {
       Reject(explicit_path, explicit_source, RuntimeRejection::kNotAbsolute,
@@ -402,7 +391,7 @@ void Runtime::Discover(const RuntimeOptions& options) {
       warnings_.push_back("no usable NVIDIA driver: taking the newest CUDA runtime found (its "
                           "calls will report the missing driver themselves)");
     }
-    for (const RuntimeSoname& s : kRuntimeSonames) {
+    for (const RuntimeSoname& s : sonames) {
       if (s.family > newest || (driver_version_ > 0 && s.min_driver > driver_version_)) {
         Reject(s.soname, RuntimeSource::kFamilyPolicy, RuntimeRejection::kDriverTooOld,
                "not searched: the driver (CUDA " + std::to_string(driver_version_) +
@@ -412,8 +401,8 @@ void Runtime::Discover(const RuntimeOptions& options) {
     }
     // Already loaded (a framework got there first): used when the driver can run it.
     if (!options.search_paths) {
-      for (const RuntimeSoname& s : kRuntimeSonames) {
-        void* h = dlopen(s.soname, RTLD_LAZY | RTLD_NOLOAD);
+      for (const RuntimeSoname& s : sonames) {
+        void* h = dlopen(s.soname.c_str(), RTLD_LAZY | RTLD_NOLOAD);
         if (h == nullptr) continue;
         dlclose(h);
         if ((accepted = TryCandidate(s.soname, RuntimeSource::kAlreadyLoaded, true, s.family))) {
@@ -425,7 +414,7 @@ void Runtime::Discover(const RuntimeOptions& options) {
                                                          : SitePackagesDirs();
     std::vector<std::string> toolkits = options.search_paths ? std::vector<std::string>()
                                                              : VersionedToolkitDirs();
-    for (const RuntimeSoname& s : kRuntimeSonames) {
+    for (const RuntimeSoname& s : sonames) {
       if (accepted) break;
       if (driver_version_ > 0 && s.min_driver > driver_version_) continue;
       auto try_dir = [&](const std::string& dir, RuntimeSource source) {

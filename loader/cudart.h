@@ -178,14 +178,6 @@ class Runtime {
   std::string last_error_;
 };
 
-// The family rule of a runtime's SONAME: "libcudart.so.12" -> family 12, minor -1;
-// "libcudart.so.10.2" -> 10, 2 (a minor is 0..99, written with one or two digits, else -1);
-// anything else -> family 0, minor -1.
-void ParseCudartSoname(const std::string& soname, int* family, int* minor);
-
-// The family a driver of `driver_version` supports at most (13, 12, 11, 10), 0 for none/older.
-int NewestRuntimeFamilyFor(int driver_version);
-
 // The process-wide runtime, opened on first use from the environment (and DefaultDriver()'s
 // effective version). Never fails to return; check ok(). Thread-safe.
 Runtime& DefaultRuntime();

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "loader/cudart_family.h"
 #include "tools/check_common.h"
 #include "tools/layers/runtime_layer.h"
 
@@ -53,7 +54,7 @@ std::string NfdFeatureFile(const NodeFacts& f) {
   Label(&out, "cudyn.gpu-count", std::to_string(f.gpu_count));
   for (const layers::GpuArch& g : f.gpus) Label(&out, "cudyn.gpu." + g.Name("sm_"), "true");
   static const char kPrefix[] = "libcudart.so.";
-  for (const std::string& soname : layers::RuntimeSonamesForDriver(f.effective_version)) {
+  for (const std::string& soname : CudartSonamesForDriver(f.effective_version)) {
     Label(&out, "cudyn.cudart." + soname.substr(sizeof kPrefix - 1), "true");
   }
   return out;

@@ -17,6 +17,7 @@
 #include <unordered_set>
 
 #include "loader/cudart.h"
+#include "loader/cudart_family.h"
 #include "tools/check.h"
 #include "tools/deps/library_search.h"
 #include "tools/elf/elf_reader.h"
@@ -294,7 +295,7 @@ void ReadRuntimeFile(RuntimeFile* f) {
                    : "its SONAME '" + info.soname + "' is not libcudart.so.<major>[.<minor>]";
     return;
   }
-  f->min_driver = layers::RuntimeFamilyMinDriver(info.soname);
+  f->min_driver = CudartFamilyMinDriver(f->family, f->minor);
   f->kind = FileKind::kRuntime;
   size_t records = 0;
   int table = layers::FindRuntimeVersionTable(data, size, &records);

@@ -176,6 +176,26 @@ TEST(CudartChoice, ExplicitPathIsTakenEvenWhenTheDriverIsTooOld) {
   EXPECT_NE(rt->warnings()[0].find("35"), std::string::npos);
 }
 
+TEST(CudartChoice, RuntimesOfNoBoundFamilyAreTypedRejections) {
+  struct Case {
+    const char* file;
+    int family;  // what the SONAME says, recorded with the rejection
+  } cases[] = {{"libcudart.so.9.2", 9}, {"libnotcudart.so.1", 0}};
+  for (const Case& c : cases) {
+    RuntimeOptions o;
+    o.runtime_path = testing::Runfile(std::string("tests/cudart_fake/no_family/") + c.file);
+    o.driver_version = 13000;
+    auto rt = Runtime::Open(o);
+    ASSERT_NE(rt, nullptr);
+    EXPECT_FALSE(rt->ok()) << c.file;
+    ASSERT_EQ(rt->candidates().size(), 1u) << c.file;
+    const RuntimeCandidate& cand = rt->candidates()[0];
+    EXPECT_EQ(cand.rejection, RuntimeRejection::kUnknownFamily) << c.file << ": " << cand.reason;
+    EXPECT_EQ(cand.family, c.family) << c.file;
+    EXPECT_NE(rt->last_error().find(c.file), std::string::npos) << rt->last_error();
+  }
+}
+
 TEST(CudartChoice, BadExplicitPathsAreClearErrors) {
   const std::string tmp = testing::MakeTempDir("bad_runtimes");
   // A truncated copy of a real-looking runtime, a text file, a relative path, a library that
@@ -237,25 +257,6 @@ TEST(CudartChoice, NothingFound) {
 }
 
 // ---- version ------------------------------------------------------------------------------------
-
-TEST(CudartVersion, SonameFamilyAndMinor) {
-  struct Case {
-    const char* soname;
-    int family, minor;
-  } cases[] = {
-      {"libcudart.so.10.2", 10, 2},    {"libcudart.so.11.0", 11, 0}, {"libcudart.so.12", 12, -1},
-      {"libcudart.so.13", 13, -1},     {"libcudart.so.10.-3", 10, -1},
-      {"libcudart.so.10.999999999", 10, -1}, {"libcudart.so.10.100", 10, -1},
-      {"libcudart.so.9.2", 0, -1},     {"libcudart.so.100", 0, -1}, {"libcuda.so.1", 0, -1},
-      {"libcudart.so.", 0, -1},        {"", 0, -1},
-  };
-  for (const Case& c : cases) {
-    int family = -2, minor = -2;
-    ParseCudartSoname(c.soname, &family, &minor);
-    EXPECT_EQ(family, c.family) << c.soname;
-    EXPECT_EQ(minor, c.minor) << c.soname;
-  }
-}
 
 TEST(CudartVersion, EveryFakeReportsItsVersion) {
   for (const Fake& f : kFakes) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "loader/cudart.h"
+#include "loader/cudart_family.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace {
@@ -41,7 +42,7 @@ std::string Harmless(const std::string& value) {
 void CheckSoname(const std::string& soname) {
   int family = -2, minor = -2;
   cudyn::ParseCudartSoname(soname, &family, &minor);
-  if (family != 0 && (family < 10 || family > 99)) __builtin_trap();
+  if (family != 0 && (family < 1 || family > 99)) __builtin_trap();
   if (family != 0 && soname.rfind("libcudart.so.", 0) != 0) __builtin_trap();
   if (family == 0 && minor != -1) __builtin_trap();
   // A minor needs a '.' after the major, and is 0..99 or none (-1).

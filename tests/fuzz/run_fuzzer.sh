@@ -36,7 +36,7 @@ sources=("$root"/loader/{adapters,cudyn_c,driver,log,results}.cc "$root/version_
 if [[ "$target" == shim ]]; then
   sources+=("$root/stubs/shim.cc" "$bin/stubs/trampolines.cc")
 elif [[ "$target" == cudart ]]; then
-  sources+=("$root"/loader/{cudart,cudart_adapters,cudart_c}.cc "$root/version_tables/cudart_table.cc")
+  sources+=("$root"/loader/{cudart,cudart_adapters,cudart_c,cudart_family}.cc "$root/version_tables/cudart_table.cc")
 fi
 source "$here/libfuzzer.sh"
 libfuzzer_build "$work/${target}_fuzzer" -DSPDLOG_HEADER_ONLY -DFMT_HEADER_ONLY \

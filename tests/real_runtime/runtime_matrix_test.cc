@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "loader/cudart_family.h"
 #include "tests/real_runtime/real_lists.h"
 #include "tests/util/runfiles.h"
 #include "tools/layers/runtime_layer.h"
@@ -97,7 +98,7 @@ TEST(RuntimeOnDriver, FamilyRuleHoldsOnEveryRealPair) {
   ASSERT_EQ(runtimes.size(), 5u);
   int pairs = 0;
   for (const auto& [version, path] : runtimes) {
-    const int family_min = cudyn::layers::RuntimeFamilyMinDriver(SonameOf(path));
+    const int family_min = cudyn::CudartSonameMinDriver(SonameOf(path));
     ASSERT_GT(family_min, 0) << path;
     for (const RealDriver& d : kRealDrivers) {
       SCOPED_TRACE("runtime " + version + " on driver " + d.major);

@@ -126,18 +126,6 @@ TEST(ImageRules, SassAndPtx) {
   EXPECT_FALSE(PtxTargets(sm100f, sm120));
 }
 
-TEST(RuntimeLayer, FamilyFromSoname) {
-  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.13"), 13000);
-  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.12"), 12000);
-  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.11.0"), 11000);
-  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.10.2"), 10020);
-  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.10.1"), 10010);
-  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.10.0"), 10000);
-  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so"), 0);
-  EXPECT_EQ(RuntimeFamilyMinDriver("libcuda.so.1"), 0);
-  EXPECT_EQ(RuntimeFamilyMinDriver("libcudart.so.x"), 0);
-}
-
 TEST(RuntimeLayer, StaticRuntimeOfDefaultBuild) {
   const FileLayers f = Load(Program("default"));
   EXPECT_EQ(f.runtime.linkage, RuntimeLinkage::kStatic);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "loader/cudart_family.h"
 #include "tools/fatbin/fatbin_reader.h"
 #include "tools/util/bytes.h"
 
@@ -88,8 +89,6 @@ int FindRuntimeVersionTable(const uint8_t* data, size_t size, size_t* records) {
   return best_version;
 }
 
-namespace {}  // namespace
-
 const char* RuntimeLinkageName(RuntimeLinkage l) {
   switch (l) {
     case RuntimeLinkage::kDynamic: return "dynamic";
@@ -99,49 +98,9 @@ const char* RuntimeLinkageName(RuntimeLinkage l) {
   }
 }
 
-int RuntimeFamilyMinDriver(const std::string& name) {
-  static const char kPrefix[] = "libcudart.so.";
-  const size_t n = sizeof kPrefix - 1;
-  if (name.compare(0, n, kPrefix) != 0 || name.size() == n) return 0;
-  int major = 0, minor = 0;
-  size_t i = n;
-  const size_t ms = i;
-  while (i < name.size() && i < ms + 3 && name[i] >= '0' && name[i] <= '9')
-    major = major * 10 + (name[i++] - '0');
-  if (i == ms) return 0;
-  if (i < name.size()) {
-    if (name[i] != '.') return 0;
-    ++i;
-    const size_t ns = i;
-    while (i < name.size() && i < ns + 2 && name[i] >= '0' && name[i] <= '9')
-      minor = minor * 10 + (name[i++] - '0');
-    if (i == ns || i != name.size()) return 0;
-  }
-  if (major < 1 || major > 99) return 0;
-  // 11.0 and later: the SONAME names the family; a driver of that major runs every minor.
-  if (major >= 11) return major * 1000;
-  return major * 1000 + minor * 10;
-}
-
-std::vector<std::string> RuntimeSonamesForDriver(int driver_version) {
-  std::vector<std::string> out;
-  for (int major = 99; major >= 11; --major) {
-    // 11.x runtimes kept 11.0's SONAME; from 12 on it is the major alone.
-    const std::string soname = "libcudart.so." + std::to_string(major) + (major == 11 ? ".0" : "");
-    const int needs = RuntimeFamilyMinDriver(soname);
-    if (needs > 0 && needs <= driver_version) out.push_back(soname);
-  }
-  // Before 11.0 each release had its own SONAME; the 10.x releases were 10.0, 10.1 and 10.2.
-  for (int minor = 2; minor >= 0; --minor) {
-    const std::string soname = "libcudart.so.10." + std::to_string(minor);
-    if (RuntimeFamilyMinDriver(soname) <= driver_version) out.push_back(soname);
-  }
-  return out;
-}
-
 RuntimeLayer AnalyzeRuntime(const elf::ElfInfo& elf, const uint8_t* data, size_t size) {
   RuntimeLayer r;
-  if (int v = RuntimeFamilyMinDriver(elf.soname)) {
+  if (int v = CudartSonameMinDriver(elf.soname)) {
     r.linkage = RuntimeLinkage::kIsRuntime;
     r.library = elf.soname;
     r.runtime_version = v;
@@ -156,7 +115,7 @@ RuntimeLayer AnalyzeRuntime(const elf::ElfInfo& elf, const uint8_t* data, size_t
     return r;
   }
   for (const auto& n : elf.needed) {
-    if (int v = RuntimeFamilyMinDriver(n)) {
+    if (int v = CudartSonameMinDriver(n)) {
       if (r.linkage == RuntimeLinkage::kNone || v > r.min_driver) {
         r.linkage = RuntimeLinkage::kDynamic;
         r.library = n;

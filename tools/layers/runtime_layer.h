@@ -48,13 +48,8 @@ struct RuntimeLayer {
   std::vector<std::string> evidence;  // what the finding rests on, for the printer
 };
 
-// libcudart SONAME/NEEDED name -> minimum driver ("libcudart.so.12" -> 12000); 0 if the name is
-// not a versioned libcudart.
-int RuntimeFamilyMinDriver(const std::string& soname);
-// The runtime SONAMEs a driver of `driver_version` runs, newest first: "libcudart.so.13",
-// "libcudart.so.12", "libcudart.so.11.0" (every 11.x), "libcudart.so.10.2", ... (the same rule
-// as RuntimeFamilyMinDriver).
-std::vector<std::string> RuntimeSonamesForDriver(int driver_version);
+// The runtime family rule (SONAME -> oldest driver, SONAMEs per driver) is
+// loader/cudart_family.h's: cudyn::CudartSonameMinDriver, cudyn::CudartSonamesForDriver.
 
 // `elf` is the ELF reader's result for [data, data + size); `data` is scanned for the static
 // runtime only when no libcudart is linked.

@@ -1,5 +1,7 @@
 #include "tools/layers/verdict.h"
 
+#include "loader/cudart_family.h"
+
 namespace cudyn {
 namespace layers {
 
@@ -79,7 +81,7 @@ LayerVerdict JudgeRuntime(const RuntimeLayer& rt, const Target& target) {
     v.reason += " (target " + CudaVersionText(target.cuda_version) + ")";
     // cudyn's runtime drop-in stands in for libcudart.so.13 (the 13.0 runtime API) and serves it
     // with any runtime family the driver runs.
-    const std::vector<std::string> instead = RuntimeSonamesForDriver(target.cuda_version);
+    const std::vector<std::string> instead = CudartSonamesForDriver(target.cuda_version);
     if (rt.linkage == RuntimeLinkage::kDynamic && rt.library == "libcudart.so.13" &&
         !instead.empty()) {
       v.with_cudyn =
