@@ -18,7 +18,7 @@ CLANGXX="${CLANGXX:-clang++-14}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/fatbin_fuzzer.XXXXXX")"
 
 source "$root/tests/fuzz/libfuzzer.sh"
-libfuzzer_build "$work/fatbin_fuzzer" -I"$root" "$here/fatbin_fuzzer.cc" "$here/fatbin_reader.cc" "$root/tools/layers/runtime_layer.cc" \
+libfuzzer_build "$work/fatbin_fuzzer" -I"$root" "$here/fatbin_fuzzer.cc" "$here/fatbin_reader.cc" "$root/tools/layers/runtime_layer.cc" "$root/loader/cudart_family.cc" \
   "$root/tools/elf/elf_reader.cc" -llz4 -lzstd
 
 seeds="$work/seeds"
