@@ -131,8 +131,8 @@ main() {
   # refusal, consumers linking without -fsanitize): sanitizer-instrumented copies are not that,
   # so those tests run in the plain step only.
   local sanitized=(-- //... -//tests/packaging/...)
-  # ASan and UBSan share one build (--config=asan_ubsan: both configs' flags and options).
-  run_bazel_tests asan_ubsan --config=asan_ubsan "${sanitized[@]}"
+  run_bazel_tests asan --config=asan "${sanitized[@]}"
+  run_bazel_tests ubsan --config=ubsan "${sanitized[@]}"
   run_bazel_tests tsan --config=tsan "${sanitized[@]}"
   # libFuzzer smoke runs (clang-14, outside Bazel): short, real fuzzing, fail on any finding.
   run_script fuzz_elf_reader tools/elf/run_fuzzer.sh 20
