@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <new>
 
@@ -43,9 +42,6 @@ std::vector<RuntimeSoname> AllRuntimeSonames() {
   }
   return out;
 }
-
-// The oldest family cudyn binds (its table has rules for 10.x and later).
-constexpr int kOldestCudartFamily = 10;
 
 // Toolkit and distribution directories searched last, after the default search and CUDA_HOME.
 const char* const kWellKnownRuntimeDirs[] = {

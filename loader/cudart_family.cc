@@ -7,10 +7,6 @@ namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// The newest family there is a driver for; later majors are named by the same rule.
-constexpr int kNewestKnownFamily = 13;
-constexpr int kOldestServedFamily = 10;
-
 }  // namespace
 
 void ParseCudartSoname(const std::string& soname, int* family, int* minor) {
@@ -53,7 +49,7 @@ int CudartSonameMinDriver(const std::string& soname) {
 }
 
 int NewestRuntimeFamilyFor(int driver_version) {
-  for (int family = kNewestKnownFamily; family >= kOldestServedFamily; --family) {
+  for (int family = kNewestCudartFamily; family >= kOldestCudartFamily; --family) {
     if (driver_version >= CudartFamilyMinDriver(family, 0)) return family;
   }
   return 0;
@@ -61,7 +57,7 @@ int NewestRuntimeFamilyFor(int driver_version) {
 
 std::vector<std::string> CudartSonamesForDriver(int driver_version) {
   std::vector<std::string> out;
-  for (int family = kNewestKnownFamily; family >= 11; --family) {
+  for (int family = kNewestCudartFamily; family >= 11; --family) {
     // 11.x runtimes kept 11.0's SONAME; from 12 on it is the major alone.
     if (driver_version >= CudartFamilyMinDriver(family, 0)) {
       out.push_back("libcudart.so." + std::to_string(family) + (family == 11 ? ".0" : ""));

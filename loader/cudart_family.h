@@ -13,6 +13,11 @@
 
 namespace cudyn {
 
+// The oldest family cudyn binds (its tables have rules for 10.x and later) and the newest one
+// there is a driver for; later majors are named by the same rule.
+inline constexpr int kOldestCudartFamily = 10;
+inline constexpr int kNewestCudartFamily = 13;
+
 // "libcudart.so.12" -> family 12, minor -1; "libcudart.so.10.2" -> 10, 2. The major is 1..99 and
 // ends the name or is followed by '.'; a minor is one or two digits, else -1 ("10.-3",
 // "10.999"). Anything else ("libcudart.so", "libcudart.so.12abc", "libcuda.so.1") -> 0, -1.
