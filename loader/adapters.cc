@@ -29,12 +29,11 @@ namespace {
 #undef CUDYN_PROTO
 #undef CUDYN_NO_PROTO
 
-std::mutex g_instances_mutex;
-Driver* g_instances[kMaxAdapterInstances] = {};
+InstanceRegistry<Driver, kMaxAdapterInstances> g_instances;
 
 template <int kInstance>
 Driver* Self() {
-  return g_instances[kInstance];
+  return g_instances.Get(kInstance);
 }
 
 // The older variant this entry falls back to, typed as `Fn`.
@@ -455,22 +454,9 @@ const AdapterRow kAdapterRows[] = {
 
 }  // namespace
 
-int AcquireAdapterInstance(Driver* driver) {
-  std::lock_guard<std::mutex> lock(g_instances_mutex);
-  for (int i = 0; i < kMaxAdapterInstances; ++i) {
-    if (g_instances[i] == nullptr) {
-      g_instances[i] = driver;
-      return i;
-    }
-  }
-  return -1;
-}
+int AcquireAdapterInstance(Driver* driver) { return g_instances.Acquire(driver); }
 
-void ReleaseAdapterInstance(int id) {
-  if (id < 0 || id >= kMaxAdapterInstances) return;
-  std::lock_guard<std::mutex> lock(g_instances_mutex);
-  g_instances[id] = nullptr;
-}
+void ReleaseAdapterInstance(int id) { g_instances.Release(id); }
 
 void* CustomAdapter(int index, int id) {
   if (id < 0 || id >= kMaxAdapterInstances) return nullptr;

@@ -20,8 +20,8 @@ namespace {
 
 using RuntimeGetVersionFn = int (*)(int*);
 
-constexpr int kMinPlausibleVersion = 1000;
-constexpr int kMaxPlausibleVersion = 99999;
+const internal::LibraryIdentity kRuntimeIdentity = {"cudaRuntimeGetVersion",
+                                                     "cudynCudartEntryCount"};
 
 // A driver version newer than every family: CudartSonamesForDriver() of it lists them all.
 constexpr int kAnyDriver = 99999;
@@ -184,20 +184,19 @@ const char* RuntimeRejectionName(RuntimeRejection rejection) {
   return "unknown";
 }
 
-Runtime::Runtime(std::atomic<void*>* slots) : slots_(slots) {
-  if (slots_ == nullptr) {
-    owned_slots_.reset(new (std::nothrow) std::atomic<void*>[kCudartEntryCount]);
-    slots_ = owned_slots_.get();
-    if (slots_ != nullptr) {
-      for (int i = 0; i < kCudartEntryCount; ++i) slots_[i].store(nullptr);
-    }
+// The runtime's binding rules, for the core's entry table (loader/core.h).
+struct RuntimePolicy {
+  static internal::Binding Bind(void* self, int index, internal::BindMode mode);
+  static std::string MissingText(const void* self, int index) {
+    return static_cast<const Runtime*>(self)->MissingText(index);
   }
-  for (int i = 0; i < kCudartEntryCount; ++i) {
-    status_[i].store(static_cast<uint8_t>(EntryStatus::kUnbound), std::memory_order_relaxed);
-    logged_[i].store(0, std::memory_order_relaxed);
-    rule_index_[i].store(-1, std::memory_order_relaxed);
-  }
-}
+  static std::string AdapterText(const void* self, int index);
+};
+
+const internal::LibraryPolicy Runtime::kPolicy = {&RuntimePolicy::Bind, &RuntimePolicy::MissingText,
+                                                &RuntimePolicy::AdapterText};
+
+Runtime::Runtime() : slots_(g_default_cudart_slots) {}
 
 Runtime::~Runtime() {
   internal::ReleaseCudartAdapterInstance(adapter_instance_);
@@ -206,67 +205,32 @@ Runtime::~Runtime() {
 }
 
 std::unique_ptr<Runtime> Runtime::Open(const RuntimeOptions& options) {
-  return OpenInto(options, nullptr);
+  return internal::OpenLibrary<Runtime>(options, nullptr);
 }
 
-std::unique_ptr<Runtime> Runtime::OpenInto(const RuntimeOptions& options,
-                                           std::atomic<void*>* slots) {
-  std::unique_ptr<Runtime> runtime(new (std::nothrow) Runtime(slots));
-  if (runtime == nullptr) return nullptr;
-  if (runtime->slots_ == nullptr) {
-    runtime->SetLastError("cudyn: out of memory opening the CUDA runtime");
-    return runtime;
-  }
-  try {
-    runtime->Discover(options);
-  } catch (...) {
-    runtime->error_ = kCudartErrorInitFailed;
-    runtime->SetLastError("cudyn: out of memory while looking for the CUDA runtime");
-  }
-  return runtime;
-}
 
 void Runtime::Reject(std::string path, RuntimeSource source, RuntimeRejection rejection,
                      std::string reason, int family) {
-  RuntimeCandidate c;
-  c.path = std::move(path);
-  c.source = source;
-  c.rejection = rejection;
-  c.family = family;
-  c.reason = std::move(reason);
-  candidates_.push_back(std::move(c));
+  internal::AddCandidate(&candidates_, std::move(path), source, rejection, std::move(reason))
+      .family = family;
 }
 
 bool Runtime::TryCandidate(const std::string& path, RuntimeSource source, bool noload,
                            int want_family) {
   const bool is_explicit = source == RuntimeSource::kOption || source == RuntimeSource::kEnvironment;
-  internal::OpenedLibrary opened = internal::OpenCandidateLibrary(path, noload);
+  internal::OpenedLibrary opened = internal::OpenCandidate(path, noload, kRuntimeIdentity);
+  if (opened.failure == internal::OpenFailure::kNotTheLibrary) {
+    Reject(opened.loaded_path, source, RuntimeRejection::kNotARuntime,
+           "exports no cudaRuntimeGetVersion: not a CUDA runtime");
+    return false;
+  }
   if (opened.handle == nullptr) {
-    const RuntimeRejection rejection =
-        opened.failure == internal::OpenFailure::kUnloadableFile ? RuntimeRejection::kUnloadableFile
-        : opened.failure == internal::OpenFailure::kNotLoaded    ? RuntimeRejection::kNotLoaded
-                                                                 : RuntimeRejection::kDlopenFailed;
-    Reject(path, source, rejection, std::move(opened.reason));
+    Reject(opened.failure == internal::OpenFailure::kIsCudyn ? opened.loaded_path : path, source,
+           internal::RejectionFor<RuntimeRejection>(opened.failure), std::move(opened.reason));
     return false;
   }
   void* const handle = opened.handle;
   const std::string& loaded = opened.loaded_path;
-  // Nothing of the runtime is called before it is accepted: a runtime that has run registers
-  // exit handlers, so a refused one is closed untouched.
-  void* get_version = dlsym(handle, "cudaRuntimeGetVersion");
-  if (dlsym(handle, "cudynCudartEntryCount") != nullptr ||
-      (get_version != nullptr && internal::IsCudynFunction(get_version))) {
-    Reject(loaded, source, RuntimeRejection::kIsCudyn,
-           "is cudyn itself (libcudyn_cudart.so installed or preloaded as libcudart?)");
-    dlclose(handle);
-    return false;
-  }
-  if (get_version == nullptr) {
-    Reject(loaded, source, RuntimeRejection::kNotARuntime,
-           "exports no cudaRuntimeGetVersion: not a CUDA runtime");
-    dlclose(handle);
-    return false;
-  }
   const std::string soname = LoadedSoname(handle);
   int family = 0, minor = -1;
   ParseCudartSoname(soname, &family, &minor);
@@ -301,20 +265,17 @@ bool Runtime::TryCandidate(const std::string& path, RuntimeSource source, bool n
       return false;
     }
     warnings_.push_back("explicit runtime taken although " + why + ": its calls will report 35");
-    internal::Log().warn("cudyn: {}", warnings_.back());
+    internal::Warn(warnings_.back());
   }
-  RuntimeCandidate c;
-  c.path = loaded;
-  c.source = source;
-  c.family = family;
-  c.reason = "accepted";
   handle_ = handle;
   path_ = loaded;
   found_by_ = source;
   family_ = family;
   ReadVersion(family, minor);
+  RuntimeCandidate& c =
+      internal::AddCandidate(&candidates_, loaded, source, RuntimeRejection::kNone, "accepted");
+  c.family = family;
   c.version = version_;
-  candidates_.push_back(std::move(c));
   return true;
 }
 
@@ -322,7 +283,7 @@ void Runtime::ReadVersion(int soname_family, int soname_minor) {
   int version = 0;
   auto get_version = reinterpret_cast<RuntimeGetVersionFn>(dlsym(handle_, "cudaRuntimeGetVersion"));
   int rc = get_version != nullptr ? get_version(&version) : -1;
-  if (rc == 0 && version >= kMinPlausibleVersion && version <= kMaxPlausibleVersion &&
+  if (rc == 0 && internal::IsPlausibleCudaVersion(version) &&
       version / 1000 == soname_family) {
     version_ = version;
     version_source_ = "cudaRuntimeGetVersion";
@@ -347,12 +308,10 @@ void Runtime::Discover(const RuntimeOptions& options) {
     std::string log_warning = internal::ConfigureLogFromEnvironment();
     if (!log_warning.empty()) warnings_.push_back(log_warning);
   }
-  // The driver decides the family: its effective version (the clamp applies here as well).
-  std::optional<int> clamp = options.max_cuda_version;
-  if (!clamp && options.use_environment) {
-    std::string value = internal::GetEnv("CUDYN_MAX_CUDA_VERSION");
-    if (!value.empty()) clamp = ParseCudaVersion(value);  // the driver side warns about junk
-  }
+  // The driver decides the family: its effective version (the clamp applies here as well; the
+  // driver side warns about a value that is not a version).
+  const std::optional<int> clamp =
+      internal::ChooseClamp(options.max_cuda_version, options.use_environment, nullptr);
   if (options.driver_version) {
     driver_version_ = *options.driver_version;
   } else {
@@ -362,27 +321,15 @@ void Runtime::Discover(const RuntimeOptions& options) {
   if (clamp && driver_version_ > 0 && *clamp < driver_version_) driver_version_ = *clamp;
   adapter_instance_ = internal::AcquireCudartAdapterInstance(this);
 
-  const internal::ExplicitPath chosen =
-      internal::ChooseExplicitPath(options.runtime_path, options.use_environment, "CUDYN_CUDART_PATH");
-  if (!chosen.ignored_secure.empty()) {
-    Reject(chosen.ignored_secure, RuntimeSource::kEnvironment, RuntimeRejection::kIgnoredSecure,
-           internal::kIgnoredSecureReason);
-    warnings_.push_back("CUDYN_CUDART_PATH ignored in a setuid/setgid process");
-  }
-  const std::string& explicit_path = chosen.path;
-  const RuntimeSource explicit_source =
-      chosen.from_environment ? RuntimeSource::kEnvironment : RuntimeSource::kOption;
-  bool accepted = false;
+  const std::optional<bool> explicit_accepted = internal::TryExplicitPath(
+      options.runtime_path, options.use_environment, "CUDYN_CUDART_PATH", &candidates_,
+      &warnings_, [this](const std::string& path, RuntimeSource source) {
+        return TryCandidate(path, source, false, 0);
+      });
+  bool accepted = explicit_accepted.value_or(false);
   const int newest = NewestRuntimeFamilyFor(driver_version_ > 0 ? driver_version_ : kAnyDriver);
   const std::vector<RuntimeSoname> sonames = AllRuntimeSonames();
-  if (!explicit_path.empty()) {
-    if (explicit_path[0] != '/') {
-      Reject(explicit_path, explicit_source, RuntimeRejection::kNotAbsolute,
-             internal::kNotAbsoluteReason);
-    } else {
-      accepted = TryCandidate(explicit_path, explicit_source, false, 0);
-    }
-  } else {
+  if (!explicit_accepted) {  // an explicit path is all that is tried
     if (driver_version_ == 0) {
       warnings_.push_back("no usable NVIDIA driver: taking the newest CUDA runtime found (its "
                           "calls will report the missing driver themselves)");
@@ -448,17 +395,13 @@ void Runtime::Discover(const RuntimeOptions& options) {
       }
     }
   }
-  for (const std::string& w : warnings_) internal::Log().warn("cudyn: {}", w);
+  for (const std::string& w : warnings_) internal::Warn(w);
   if (!accepted) {
-    std::string tried;
-    for (const RuntimeCandidate& c : candidates_) {
-      tried += "\n  " + c.path + " (" + RuntimeSourceName(c.source) + "): " + c.reason;
-    }
-    if (candidates_.empty()) tried = "\n  (no candidate paths)";
     error_ = kCudartErrorInitFailed;
-    SetLastError("cudyn: no usable CUDA runtime (libcudart) for this driver (CUDA " +
-                 std::to_string(driver_version_) + "); tried:" + tried);
-    internal::Log().warn("{}", last_error());
+    table_->SetLastError("cudyn: no usable CUDA runtime (libcudart) for this driver (CUDA " +
+                         std::to_string(driver_version_) + "); tried:" +
+                         internal::TriedText(candidates_, RuntimeSourceName));
+    internal::Warn(table_->last_error());
     return;
   }
   error_ = kCudartSuccess;
@@ -467,68 +410,56 @@ void Runtime::Discover(const RuntimeOptions& options) {
                        driver_version_);
 }
 
-void Runtime::Publish(int index, void* fn, EntryStatus status) {
-  status_[index].store(static_cast<uint8_t>(status), std::memory_order_release);
-  if (fn != nullptr) slots_[index].store(fn, std::memory_order_release);
+void* Runtime::ResolveSlow(int index) {
+  return table_ != nullptr ? table_->ResolveSlow(index, internal::BindMode::kCall) : nullptr;
 }
 
-void* Runtime::ResolveSlow(int index, bool quiet) {
-  try {
-    return Bind(index, quiet);
-  } catch (...) {
-    return nullptr;
-  }
+void* Runtime::ProbeSlow(int index) {
+  return table_ != nullptr ? table_->ResolveSlow(index, internal::BindMode::kProbe) : nullptr;
 }
 
-void* Runtime::Bind(int index, bool quiet) {
-  if (index < 0 || index >= kCudartEntryCount) return nullptr;
-  if (status(index) == EntryStatus::kMissing) {
-    if (!quiet && ok() && logged_[index].exchange(1) == 0) {
-      internal::Log().warn("{}", last_error());
-    }
-    return nullptr;
-  }
-  if (!ok()) {
-    Publish(index, nullptr, EntryStatus::kMissing);
-    return nullptr;
-  }
-  const CudartRule& rule = CudartRuleFor(index, family_);
+EntryStatus Runtime::status(int index) const {
+  if (table_ != nullptr) return static_cast<EntryStatus>(table_->status(index));
+  return index >= 0 && index < kCudartEntryCount ? EntryStatus::kMissing : EntryStatus::kUnbound;
+}
+
+internal::Binding RuntimePolicy::Bind(void* self, int index, internal::BindMode) {
+  Runtime& rt = *static_cast<Runtime*>(self);
+  const CudartRule& rule = CudartRuleFor(index, rt.family_);
+  internal::Binding binding;
   int k = 0;
   for (const char* c = rule.candidates; *c != '\0'; c += std::strlen(c) + 1, ++k) {
-    void* fn = dlsym(handle_, c);
+    void* fn = dlsym(rt.handle_, c);
     if (fn != nullptr && !internal::IsCudynFunction(fn)) {
-      rule_index_[index].store(static_cast<int16_t>(k), std::memory_order_relaxed);
-      Publish(index, fn, EntryStatus::kNative);
-      return fn;
+      binding.fn = fn;
+      binding.status = internal::SlotState::kNative;
+      binding.via = static_cast<uint8_t>(k);
+      return binding;
     }
   }
   if (rule.adapter != CudartAdapter::kNone) {
-    if (void* fn = internal::CudartAdapterFunction(static_cast<int>(rule.adapter),
-                                                   adapter_instance_, *this)) {
-      Publish(index, fn, EntryStatus::kAdapter);
-      internal::Log().info("{} served by adapter {} on {} (CUDA {})", CudartSymbol(index),
-                           CudartAdapterName(rule.adapter), path_, version_);
-      return fn;
-    }
+    binding.fn = internal::CudartAdapterFunction(static_cast<int>(rule.adapter),
+                                                 rt.adapter_instance_, rt);
+    binding.status = internal::SlotState::kAdapter;
   }
-  Publish(index, nullptr, EntryStatus::kMissing);
-  std::string text = "cudyn: " + std::string(CudartSymbol(index)) + " is not provided by " +
-                     path_ + " (CUDA runtime " + std::to_string(version_) + ", family " +
-                     std::to_string(family_) + ")" +
-                     (rule.reason[0] != '\0' ? std::string(": ") + rule.reason : std::string());
-  SetLastError(text);
-  if (!quiet && logged_[index].exchange(1) == 0) internal::Log().warn("{}", text);
-  return nullptr;
+  return binding;
 }
 
-int Runtime::BindAll() {
-  int missing = 0;
-  for (int i = 0; i < kCudartEntryCount; ++i) {
-    void* fn = slots_[i].load(std::memory_order_acquire);
-    missing += (fn != nullptr ? fn : ResolveSlow(i, /*quiet=*/true)) == nullptr;
-  }
-  return missing;
+std::string RuntimePolicy::AdapterText(const void* self, int index) {
+  const Runtime& rt = *static_cast<const Runtime*>(self);
+  return std::string(CudartSymbol(index)) + " served by adapter " +
+         CudartAdapterName(CudartRuleFor(index, rt.family_).adapter) + " on " + rt.path_ +
+         " (CUDA " + std::to_string(rt.version_) + ")";
 }
+
+std::string Runtime::MissingText(int index) const {
+  const CudartRule& rule = CudartRuleFor(index, family_);
+  return "cudyn: " + std::string(CudartSymbol(index)) + " is not provided by " + path_ +
+         " (CUDA runtime " + std::to_string(version_) + ", family " + std::to_string(family_) +
+         ")" + (rule.reason[0] != '\0' ? std::string(": ") + rule.reason : std::string());
+}
+
+int Runtime::BindAll() { return table_ != nullptr ? table_->BindAll() : kCudartEntryCount; }
 
 std::string Runtime::bound_symbol(int index) const noexcept {
   try {
@@ -536,7 +467,7 @@ std::string Runtime::bound_symbol(int index) const noexcept {
       return std::string();
     }
     const char* c = CudartRuleFor(index, family_).candidates;
-    for (int k = rule_index_[index].load(std::memory_order_relaxed); k > 0; --k) {
+    for (int k = table_->via(index); k > 0; --k) {
       c += std::strlen(c) + 1;
     }
     return c;
@@ -552,51 +483,24 @@ void* Runtime::Symbol(const char* name) const noexcept {
 }
 
 void Runtime::NoteAdapterCannotExpress(int index, const char* why) noexcept {
+  if (index < 0 || index >= kCudartEntryCount || table_ == nullptr) return;
   try {
-    std::string text = "cudyn: " + std::string(CudartSymbol(index)) + " on " + path_ +
-                       " (CUDA runtime " + std::to_string(version_) + ") cannot express " + why +
-                       ": returning 801 cudaErrorNotSupported";
-    SetLastError(text);
-    if (logged_[index].exchange(1) == 0) internal::Log().warn("{}", text);
-  } catch (...) {
-  }
-}
-
-void Runtime::SetLastError(std::string text) noexcept {
-  try {
-    std::lock_guard<std::mutex> lock(error_mutex_);
-    last_error_ = std::move(text);
+    table_->NoteCannotExpress(index, "cudyn: " + std::string(CudartSymbol(index)) + " on " +
+                                         path_ + " (CUDA runtime " + std::to_string(version_) +
+                                         ") cannot express " + why +
+                                         ": returning 801 cudaErrorNotSupported");
   } catch (...) {
   }
 }
 
 std::string Runtime::last_error() const noexcept {
-  try {
-    std::lock_guard<std::mutex> lock(error_mutex_);
-    return last_error_;
-  } catch (...) {
-    return std::string();
-  }
+  return table_ != nullptr ? table_->last_error() : std::string();
 }
 
 std::atomic<void*> g_default_cudart_slots[kCudartEntryCount];
 
-Runtime& DefaultRuntime() {
-  // Leaked on purpose, like DefaultDriver(): stubs may be called from destructors at exit.
-  static Runtime* const runtime = [] {
-    RuntimeOptions options;
-    options.use_environment = true;
-    return Runtime::OpenInto(options, g_default_cudart_slots).release();
-  }();
-  if (runtime == nullptr) {
-    static Runtime unopened(nullptr);
-    return unopened;
-  }
-  return *runtime;
-}
+Runtime& DefaultRuntime() { return internal::DefaultInstance<Runtime>(); }
 
-void* ResolveDefaultCudartSlow(int index) {
-  return DefaultRuntime().ResolveSlow(index, /*quiet=*/false);
-}
+void* ResolveDefaultCudartSlow(int index) { return DefaultRuntime().ResolveSlow(index); }
 
 }  // namespace cudyn

@@ -37,6 +37,8 @@
 
 namespace cudyn {
 
+extern std::atomic<void*> g_default_cudart_slots[];
+
 // cudaError_t values cudyn itself produces (same numbers as driver_types.h).
 inline constexpr int kCudartSuccess = 0;
 inline constexpr int kCudartErrorInvalidValue = 1;
@@ -124,12 +126,16 @@ class Runtime {
 
   void* Resolve(int index) {
     void* fn = slots_[index].load(std::memory_order_acquire);
-    return fn != nullptr ? fn : ResolveSlow(index, /*quiet=*/false);
+    return fn != nullptr ? fn : ResolveSlow(index);
+  }
+  // Like Resolve(), for a lookup that only asks whether the entry can be served: a missing entry
+  // is logged at debug level only and leaves last_error() alone; a later call still logs once.
+  void* Probe(int index) {
+    void* fn = slots_[index].load(std::memory_order_acquire);
+    return fn != nullptr ? fn : ProbeSlow(index);
   }
   int BindAll();  // returns the number of missing entries
-  EntryStatus status(int index) const {
-    return static_cast<EntryStatus>(status_[index].load(std::memory_order_acquire));
-  }
+  EntryStatus status(int index) const;
   // The runtime's exported name that serves `index` ("" unbound/missing; for an adapter, "").
   std::string bound_symbol(int index) const noexcept;
   std::string last_error() const noexcept;
@@ -142,26 +148,37 @@ class Runtime {
   int adapter_instance() const { return adapter_instance_; }
 
  private:
-  friend Runtime& DefaultRuntime();
+  template <class Library>
+  friend Library& internal::DefaultInstance();
   friend void* ResolveDefaultCudartSlow(int index);
-  explicit Runtime(std::atomic<void*>* slots);
-  static std::unique_ptr<Runtime> OpenInto(const RuntimeOptions& options,
-                                           std::atomic<void*>* slots);
+  friend struct RuntimePolicy;
+  Runtime();  // unopened: every entry missing, error() 303 (out of memory at open)
+  // What the loader core needs to open one (loader/core.h: OpenLibrary, DefaultInstance).
+  template <class Library>
+  friend std::unique_ptr<Library> internal::OpenLibrary(const typename Library::Options&,
+                                                        std::atomic<void*>*) noexcept;
+  using Options = RuntimeOptions;
+  static constexpr int kTableSize = kCudartEntryCount;
+  static constexpr int kNoLibraryError = kCudartErrorInitFailed;
+  static constexpr const char* kDiscoveryFailed =
+      "cudyn: runtime discovery failed (out of memory)";
+  static const internal::LibraryPolicy kPolicy;
+  static std::atomic<void*>* DefaultSlots() { return g_default_cudart_slots; }
   void Discover(const RuntimeOptions& options);
   bool TryCandidate(const std::string& path, RuntimeSource source, bool noload, int want_family);
   void Reject(std::string path, RuntimeSource source, RuntimeRejection rejection,
               std::string reason, int family = 0);
   void ReadVersion(int soname_family, int soname_minor);
-  void* ResolveSlow(int index, bool quiet);
-  void* Bind(int index, bool quiet);
-  void Publish(int index, void* fn, EntryStatus status);
-  void SetLastError(std::string text) noexcept;
+  void* ResolveSlow(int index);  // binds as a call (loader/core.h: BindMode::kCall)
+  void* ProbeSlow(int index);    // binds as a probe
+  std::string MissingText(int index) const;
 
+  // The default runtime's slots are g_default_cudart_slots (one RIP-relative load for a
+  // trampoline); other runtimes' tables own theirs. Never null.
   std::atomic<void*>* slots_;
-  std::unique_ptr<std::atomic<void*>[]> owned_slots_;
-  std::atomic<uint8_t> status_[kCudartEntryCount];
-  std::atomic<uint8_t> logged_[kCudartEntryCount];
-  std::atomic<int16_t> rule_index_[kCudartEntryCount];  // which candidate won (-1: adapter)
+  // Status, bind modes, last error (loader/core.h); null only for the unopened runtime. Its
+  // per-entry via is the index of the rule candidate that bound the entry.
+  std::unique_ptr<internal::EntryTable> table_;
 
   int error_ = kCudartErrorInitFailed;
   void* handle_ = nullptr;
@@ -174,8 +191,6 @@ class Runtime {
   std::string version_source_;
   int driver_version_ = 0;
   int adapter_instance_ = -1;
-  mutable std::mutex error_mutex_;
-  std::string last_error_;
 };
 
 // The process-wide runtime, opened on first use from the environment (and DefaultDriver()'s

@@ -25,8 +25,7 @@ namespace internal {
 namespace {
 
 constexpr int kMaxCudartInstances = 8;
-std::mutex g_cudart_instances_mutex;
-Runtime* g_cudart_instances[kMaxCudartInstances];
+InstanceRegistry<Runtime, kMaxCudartInstances> g_cudart_instances;
 
 #if CUDYN_CUDART_ADAPTERS
 
@@ -542,27 +541,11 @@ static_assert(sizeof(kAdapterRows) / sizeof(kAdapterRows[0]) == kGeneratedAdapte
 
 }  // namespace
 
-int AcquireCudartAdapterInstance(Runtime* runtime) {
-  std::lock_guard<std::mutex> lock(g_cudart_instances_mutex);
-  for (int i = 0; i < kMaxCudartInstances; ++i) {
-    if (g_cudart_instances[i] == nullptr) {
-      g_cudart_instances[i] = runtime;
-      return i;
-    }
-  }
-  return -1;
-}
+int AcquireCudartAdapterInstance(Runtime* runtime) { return g_cudart_instances.Acquire(runtime); }
 
-void ReleaseCudartAdapterInstance(int id) {
-  if (id < 0 || id >= kMaxCudartInstances) return;
-  std::lock_guard<std::mutex> lock(g_cudart_instances_mutex);
-  g_cudart_instances[id] = nullptr;
-}
+void ReleaseCudartAdapterInstance(int id) { g_cudart_instances.Release(id); }
 
-Runtime* CudartAdapterRuntime(int id) {
-  std::lock_guard<std::mutex> lock(g_cudart_instances_mutex);
-  return id >= 0 && id < kMaxCudartInstances ? g_cudart_instances[id] : nullptr;
-}
+Runtime* CudartAdapterRuntime(int id) { return g_cudart_instances.Get(id); }
 
 void* CudartAdapterFunction(int adapter, int id, const Runtime& runtime) {
   if (id < 0 || id >= kMaxCudartInstances) return nullptr;

@@ -30,7 +30,7 @@ int cudynCudartFindEntry(const char* symbol) {
 const char* cudynCudartEntryStatus(int index) {
   if (!ValidIndex(index)) return nullptr;
   cudyn::Runtime& runtime = cudyn::DefaultRuntime();
-  if (runtime.status(index) == cudyn::EntryStatus::kUnbound) runtime.BindAll();
+  runtime.Probe(index);  // asking is not calling: a missing entry stays silent
   return cudyn::EntryStatusName(runtime.status(index));
 }
 

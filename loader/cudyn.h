@@ -31,6 +31,18 @@
 
 namespace cudyn {
 
+class Driver;
+extern std::atomic<void*> g_default_slots[];
+namespace internal {  // loader/core.h
+class EntryTable;
+struct LibraryPolicy;
+template <class Library>
+Library& DefaultInstance();
+template <class Library>
+std::unique_ptr<Library> OpenLibrary(const typename Library::Options& options,
+                                     std::atomic<void*>* slots) noexcept;
+}  // namespace internal
+
 // CUresult values cudyn itself produces (same numbers as cuda.h; no cuda.h needed here).
 inline constexpr int kCudaSuccess = 0;
 inline constexpr int kCudaErrorInvalidValue = 1;
@@ -144,22 +156,20 @@ class Driver {
   // The function to call for `index`, binding it on first use; nullptr when missing.
   void* Resolve(int index) {
     void* fn = slots_[index].load(std::memory_order_acquire);
-    return fn != nullptr ? fn : ResolveSlow(index, BindMode::kCall);
+    return fn != nullptr ? fn : ResolveSlow(index);
   }
   // Like Resolve(), for a lookup that only asks whether the entry can be served (the shim's
   // cuGetProcAddress answering a client's probe): a missing entry is normal there, so it is
   // logged at debug level only and leaves last_error() alone. A later call still logs once.
   void* Probe(int index) {
     void* fn = slots_[index].load(std::memory_order_acquire);
-    return fn != nullptr ? fn : ResolveSlow(index, BindMode::kProbe);
+    return fn != nullptr ? fn : ProbeSlow(index);
   }
   // Binds every entry. Returns the number of missing entries.
   int BindAll();
 
-  EntryStatus status(int index) const {
-    return static_cast<EntryStatus>(status_[index].load(std::memory_order_acquire));
-  }
-  BindVia via(int index) const { return static_cast<BindVia>(via_[index].load(std::memory_order_acquire)); }
+  EntryStatus status(int index) const;
+  BindVia via(int index) const;
   // The driver's exported name of the function that runs for `index` (dladdr of the bound
   // driver function; for a custom adapter, of the function the adapter calls). "" if unbound.
   std::string driver_symbol(int index) const noexcept;
@@ -173,39 +183,41 @@ class Driver {
   void NoteAdapterCannotExpress(int index, const char* why) noexcept;
 
  private:
-  friend Driver& DefaultDriver();
+  template <class Library>
+  friend Library& internal::DefaultInstance();
   friend void* ResolveDefaultSlow(int index);
-  explicit Driver(std::atomic<void*>* slots);
-  static std::unique_ptr<Driver> OpenInto(const DriverOptions& options,
-                                          std::atomic<void*>* slots);
+  friend struct DriverPolicy;
+  Driver();  // unopened: every entry missing, error() 303 (out of memory at open)
+  // What the loader core needs to open one (loader/core.h: OpenLibrary, DefaultInstance).
+  template <class Library>
+  friend std::unique_ptr<Library> internal::OpenLibrary(const typename Library::Options&,
+                                                        std::atomic<void*>*) noexcept;
+  using Options = DriverOptions;
+  static constexpr int kTableSize = kEntryCount;
+  static constexpr int kNoLibraryError = kCudaErrorSharedObjectInitFailed;
+  static constexpr const char* kDiscoveryFailed =
+      "cudyn: driver discovery failed (out of memory)";
+  static const internal::LibraryPolicy kPolicy;
+  static std::atomic<void*>* DefaultSlots() { return g_default_slots; }
+  void* ResolveSlow(int index);  // binds as a call (loader/core.h: BindMode::kCall)
+  void* ProbeSlow(int index);    // binds as a probe
   void Discover(const DriverOptions& options);
   bool TryCandidate(const std::string& path, CandidateSource source, bool noload);
   void Reject(std::string path, CandidateSource source, Rejection rejection, std::string reason);
   void ChooseStrategy();
-  // Who asks for a binding decides what a missing entry logs: a call warns once, BindAll()
-  // records it for last_error() only, a probe logs at debug level.
-  enum class BindMode : uint8_t { kCall, kBindAll, kProbe };
-  void* ResolveSlow(int index, BindMode mode);  // catches everything; see driver.cc
-  void* Bind(int index, BindMode mode);
   std::string MissingText(int index) const;
   std::string DriverSymbol(int index) const;
-  void NoteCannotExpress(int index, const char* why);
   // cuGetProcAddress answered success with a NULL or non-code pointer: logs once per driver.
   void NoteUnusableProcAddress(const char* base, const void* fn);
   void* BindNative(int index, BindVia* via);
   void* LookUp(int index, int version, bool per_thread, BindVia* via);
   bool IsCode(const void* fn) const;  // in the driver's code, else in any loaded object's code
-  void Publish(int index, void* fn, EntryStatus status, BindVia via);
-  void SetLastError(std::string text) noexcept;
 
-  // The default driver's slots are a global array (DefaultSlots) so a stub reaches its slot with
-  // one RIP-relative load; other drivers own theirs.
+  // The default driver's slots are a global array (g_default_slots) so a stub reaches its slot
+  // with one RIP-relative load; other drivers' tables own theirs. Never null.
   std::atomic<void*>* slots_;
-  std::unique_ptr<std::atomic<void*>[]> owned_slots_;
-  std::atomic<uint8_t> status_[kEntryCount];
-  std::atomic<uint8_t> via_[kEntryCount];
-  std::atomic<uint8_t> logged_[kEntryCount];           // bind outcome logged
-  std::atomic<uint8_t> logged_unsupported_[kEntryCount];  // an adapter's 801 logged
+  // Status, bind modes, last error (loader/core.h); null only for the unopened driver.
+  std::unique_ptr<internal::EntryTable> table_;
   std::atomic<bool> bad_proc_address_logged_{false};
 
   int error_ = kCudaErrorSharedObjectInitFailed;
@@ -221,10 +233,6 @@ class Driver {
   void* get_proc_address_ = nullptr;     // cuGetProcAddress (v1)
   void* get_proc_address_v2_ = nullptr;  // cuGetProcAddress_v2
   int adapter_instance_ = -1;
-
-  mutable std::mutex error_mutex_;
-  std::string last_error_;
-  int last_missing_ = -1;  // BindAll's last missing entry: its text is built on demand
   // Executable ranges of the driver object: pointers a lookup returns are checked here first.
   std::vector<std::pair<uintptr_t, uintptr_t>> driver_code_;
 };

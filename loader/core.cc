@@ -1,0 +1,560 @@
+// The loader core (see core.h): entry table, candidate opening, explicit paths, logging.
+#include "loader/core.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "spdlog/sinks/stdout_sinks.h"
+#include "spdlog/spdlog.h"
+
+namespace cudyn {
+std::optional<int> ParseCudaVersion(const std::string& text) {
+  if (text.empty() || text.size() > 8) return std::nullopt;
+  int major = 0, minor = 0;
+  size_t dot = text.find('.');
+  auto digits = [](const std::string& s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s.size() <= 5;
+  };
+  int value = 0;
+  if (dot == std::string::npos) {
+    if (!digits(text)) return std::nullopt;
+    value = std::stoi(text);
+  } else {
+    std::string a = text.substr(0, dot), b = text.substr(dot + 1);
+    if (!digits(a) || !digits(b) || a.size() > 2 || b.size() > 2) return std::nullopt;
+    major = std::stoi(a);
+    minor = std::stoi(b);
+    value = major * 1000 + minor * 10;
+  }
+  if (!internal::IsPlausibleCudaVersion(value)) return std::nullopt;
+  return value;
+}
+
+std::optional<bool> ParseBool(const std::string& text) {
+  static const char* const kTrue[] = {"1", "true", "on", "yes", "TRUE", "ON", "YES", "True"};
+  static const char* const kFalse[] = {"0", "false", "off", "no", "FALSE", "OFF", "NO", "False"};
+  for (const char* t : kTrue) {
+    if (text == t) return true;
+  }
+  for (const char* f : kFalse) {
+    if (text == f) return false;
+  }
+  return std::nullopt;
+}
+
+namespace internal {
+namespace {
+
+// --- Logging -----------------------------------------------------------------------------------
+
+// spdlog and fmt are compiled in header-only, so the loader carries no runtime dependency on
+// them; the logger is private (not in spdlog's registry) so a host process using spdlog, or a
+// second copy of cudyn, never collides with it.
+spdlog::logger* MakeLogger() {
+  try {
+    auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    auto* logger = new spdlog::logger("cudyn", std::move(sink));
+    logger->set_pattern("[cudyn] %l: %v");
+    logger->set_level(spdlog::level::warn);
+    logger->set_error_handler([](const std::string&) {});  // a failed log line is dropped
+    return logger;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+// Texts start with "cudyn: " (they are also last-error texts); the log pattern names cudyn.
+const char* WithoutPrefix(const std::string& text) {
+  static constexpr char kPrefix[] = "cudyn: ";
+  return text.compare(0, sizeof(kPrefix) - 1, kPrefix) == 0 ? text.c_str() + sizeof(kPrefix) - 1
+                                                             : text.c_str();
+}
+
+// --- The object cudyn is linked into -----------------------------------------------------------
+
+// A lookup must never hand back one of cudyn's own functions: that happens when a library
+// interposes cudyn's exported symbols over the real library's, or when cudyn's drop-in is
+// installed under the library's name, and calling it would recurse forever.
+struct OwnModule {
+  uintptr_t begin = 0, end = 0;
+};
+const char g_own_probe = 0;  // any object of this library: its address names the module
+
+int FindOwnModule(struct dl_phdr_info* info, size_t, void* data) {
+  auto* own = static_cast<OwnModule*>(data);
+  uintptr_t probe = reinterpret_cast<uintptr_t>(&g_own_probe);
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    lo = start < lo ? start : lo;
+    hi = start + ph.p_memsz > hi ? start + ph.p_memsz : hi;
+  }
+  if (probe >= lo && probe < hi) {
+    own->begin = lo;
+    own->end = hi;
+    return 1;
+  }
+  return 0;
+}
+
+const OwnModule& Own() {
+  static const OwnModule own = [] {
+    OwnModule m;
+    dl_iterate_phdr(FindOwnModule, &m);
+    return m;
+  }();
+  return own;
+}
+
+// True when the probed address lies in an executable PT_LOAD segment of a loaded object. A
+// lookup can hand back anything; a pointer that fails this (NULL, a wild address, data) is never
+// bound: calling it would crash the host.
+struct CodeProbe {
+  uintptr_t address = 0;
+  bool executable = false;
+};
+
+int FindCode(struct dl_phdr_info* info, size_t, void* data) {
+  auto* probe = static_cast<CodeProbe*>(data);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    if (probe->address >= start && probe->address - start < ph.p_memsz) {
+      probe->executable = true;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+struct ModuleCode {
+  uintptr_t address = 0;
+  std::vector<std::pair<uintptr_t, uintptr_t>>* ranges = nullptr;
+};
+
+int CollectModuleCode(struct dl_phdr_info* info, size_t, void* data) {
+  auto* module = static_cast<ModuleCode*>(data);
+  bool contains = false;
+  for (int i = 0; i < info->dlpi_phnum && !contains; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    contains = ph.p_type == PT_LOAD && module->address >= start &&
+               module->address - start < ph.p_memsz;
+  }
+  if (!contains) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    module->ranges->emplace_back(start, start + ph.p_memsz);
+  }
+  return 1;
+}
+
+// --- Checking a file before dlopen -------------------------------------------------------------
+
+#if defined(__x86_64__)
+constexpr int kHostMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr int kHostMachine = EM_AARCH64;
+#elif defined(__powerpc64__)
+constexpr int kHostMachine = EM_PPC64;
+#else
+constexpr int kHostMachine = -1;  // unknown host: the machine check is left to dlopen
+#endif
+
+std::string MachineName(int machine) {
+  switch (machine) {
+    case EM_386: return "i386";
+    case EM_X86_64: return "x86-64";
+    case EM_AARCH64: return "AArch64";
+    case EM_ARM: return "ARM";
+    case EM_PPC64: return "PowerPC64";
+    case EM_RISCV: return "RISC-V";
+    case EM_S390: return "s390";
+    default: return "e_machine " + std::to_string(machine);
+  }
+}
+
+// Returns "" when dlopen may try `path`, else why not. dlopen() itself blocks forever on a FIFO,
+// dies of SIGBUS on a file whose loadable segments are cut short (a truncated copy: glibc maps
+// past the end of the file), and calls an ELF for another architecture "No such file or
+// directory"; those are caught here. Everything else that dlopen rejects cleanly (empty, not
+// ELF, 32-bit) is left to its own message.
+std::string CheckLibraryFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return std::string("cannot open: ") + std::strerror(errno);
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (fstat(fd, &st) != 0) return std::string("cannot stat: ") + std::strerror(errno);
+  if (S_ISDIR(st.st_mode)) return "is a directory";
+  if (!S_ISREG(st.st_mode)) {
+    return "is not a regular file (a FIFO, socket or device; dlopen would block or fail)";
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  ElfW(Ehdr) eh;
+  if (pread(fd, &eh, sizeof(eh), 0) != static_cast<ssize_t>(sizeof(eh)) ||
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32)) {
+    return "";  // too short, not ELF or the other ELF class: dlopen says so precisely
+  }
+  if (kHostMachine >= 0 && eh.e_machine != kHostMachine) {
+    return "is an ELF for another architecture (" + MachineName(eh.e_machine) +
+           "); this process is " + MachineName(kHostMachine);
+  }
+  if (eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum == 0 || eh.e_phoff > size ||
+      (size - eh.e_phoff) / sizeof(ElfW(Phdr)) < eh.e_phnum) {
+    return "is truncated or corrupt: its program headers lie beyond the end of the file (" +
+           std::to_string(size) + " bytes)";
+  }
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    ElfW(Phdr) ph;
+    if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+        static_cast<ssize_t>(sizeof(ph))) {
+      return std::string("cannot read its program headers: ") + std::strerror(errno);
+    }
+    if (ph.p_type != PT_LOAD && ph.p_type != PT_DYNAMIC) continue;
+    if (ph.p_offset > size || size - ph.p_offset < ph.p_filesz) {
+      return "is truncated: a loadable segment ends at byte " +
+             std::to_string(static_cast<uint64_t>(ph.p_offset) + ph.p_filesz) +
+             " but the file has " + std::to_string(size) +
+             " bytes (an incomplete copy or download?)";
+    }
+  }
+  return "";
+}
+
+std::string DlError() {
+  const char* e = dlerror();
+  return e != nullptr ? std::string(e) : std::string("unknown dlopen error");
+}
+
+std::string LoadedPath(void* handle, const std::string& fallback) {
+  struct link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
+      map->l_name[0] != '\0') {
+    return map->l_name;
+  }
+  return fallback;
+}
+
+}  // namespace
+
+// --- EntryTable --------------------------------------------------------------------------------
+
+std::unique_ptr<EntryTable> EntryTable::Create(int count, std::atomic<void*>* slots,
+                                               const LibraryPolicy* policy, void* self) noexcept {
+  std::unique_ptr<EntryTable> table(new (std::nothrow) EntryTable());
+  if (table == nullptr || count <= 0) return nullptr;
+  table->count_ = count;
+  table->policy_ = policy;
+  table->self_ = self;
+  if (slots == nullptr) {
+    table->owned_slots_.reset(new (std::nothrow) std::atomic<void*>[count]);
+    if (table->owned_slots_ == nullptr) return nullptr;
+    slots = table->owned_slots_.get();
+  }
+  table->flags_.reset(new (std::nothrow) std::atomic<uint8_t>[kBytesPerEntry * count]);
+  if (table->flags_ == nullptr) return nullptr;
+  table->slots_ = slots;
+  table->status_ = table->flags_.get();
+  table->via_ = table->status_ + count;
+  table->logged_ = table->via_ + count;
+  table->logged_unsupported_ = table->logged_ + count;
+  for (int i = 0; i < count; ++i) slots[i].store(nullptr, std::memory_order_relaxed);
+  for (size_t i = 0; i < kBytesPerEntry * count; ++i) {
+    table->flags_[i].store(0, std::memory_order_relaxed);  // kUnbound, via 0, nothing logged
+  }
+  static_assert(static_cast<uint8_t>(SlotState::kUnbound) == 0, "flags start zeroed");
+  return table;
+}
+
+EntryTable::~EntryTable() = default;
+
+SlotState EntryTable::status(int index) const noexcept {
+  if (index < 0 || index >= count_) return SlotState::kUnbound;
+  return static_cast<SlotState>(status_[index].load(std::memory_order_acquire));
+}
+
+uint8_t EntryTable::via(int index) const noexcept {
+  if (index < 0 || index >= count_) return 0;
+  return via_[index].load(std::memory_order_acquire);
+}
+
+void EntryTable::Publish(int index, const Binding& binding) {
+  via_[index].store(binding.via, std::memory_order_relaxed);
+  status_[index].store(static_cast<uint8_t>(binding.status), std::memory_order_release);
+  if (binding.fn != nullptr) slots_[index].store(binding.fn, std::memory_order_release);
+}
+
+void* EntryTable::ResolveSlow(int index, BindMode mode) noexcept {
+  // The boundary of every lazy bind (trampolines, adapters, the C API): nothing escapes. Out of
+  // memory while building a text leaves the entry unbound, so a later call tries again.
+  try {
+    return Bind(index, mode);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void* EntryTable::Bind(int index, BindMode mode) {
+  if (index < 0 || index >= count_) return nullptr;
+  if (void* fn = slots_[index].load(std::memory_order_acquire)) return fn;
+  if (status(index) == SlotState::kMissing) {
+    // Bound quietly by BindAll() or a probe: each real call of it is the last failure (its text
+    // is built on demand), and the first gets its one warning.
+    if (mode == BindMode::kCall && open_) {
+      {
+        std::lock_guard<std::mutex> lock(error_mutex_);
+        last_missing_ = index;
+      }
+      if (logged_[index].exchange(1) == 0) Warn(policy_->missing_text(self_, index));
+    }
+    return nullptr;
+  }
+  if (!open_) {
+    Publish(index, Binding{});
+    return nullptr;
+  }
+  Binding binding = policy_->bind(self_, index, mode);
+  if (binding.fn == nullptr) binding = Binding{};
+  Publish(index, binding);
+  if (binding.fn != nullptr) {
+    if (binding.status == SlotState::kAdapter && logged_[index].exchange(1) == 0) {
+      Log().info("{}", WithoutPrefix(policy_->adapter_text(self_, index)));
+    }
+    return binding.fn;
+  }
+  switch (mode) {
+    case BindMode::kProbe:
+      // A client asking whether the library has a symbol is normal (runtimes probe dozens).
+      Log().debug("probe: {}", WithoutPrefix(policy_->missing_text(self_, index)));
+      break;
+    case BindMode::kBindAll: {
+      // The text is built only if someone asks for it (last_error()): building ~100 of them
+      // was a third of BindAll's time.
+      std::lock_guard<std::mutex> lock(error_mutex_);
+      last_missing_ = index;
+      break;
+    }
+    case BindMode::kCall: {
+      std::string text = policy_->missing_text(self_, index);
+      if (logged_[index].exchange(1) == 0) Warn(text);
+      SetLastError(std::move(text));
+      break;
+    }
+  }
+  return nullptr;
+}
+
+int EntryTable::BindAll() noexcept {
+  int missing = 0;
+  for (int i = 0; i < count_; ++i) {
+    void* fn = slots_[i].load(std::memory_order_acquire);
+    missing += (fn != nullptr ? fn : ResolveSlow(i, BindMode::kBindAll)) == nullptr;
+  }
+  return missing;
+}
+
+void EntryTable::SetLastError(std::string text) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    last_error_ = std::move(text);
+    last_missing_ = -1;
+  } catch (...) {
+  }
+}
+
+void EntryTable::SetLastError(const char* text) noexcept {
+  try {
+    SetLastError(std::string(text));
+  } catch (...) {
+  }
+}
+
+std::string EntryTable::last_error() const noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    return last_missing_ >= 0 ? policy_->missing_text(self_, last_missing_) : last_error_;
+  } catch (...) {
+    return std::string();
+  }
+}
+
+void EntryTable::NoteCannotExpress(int index, const std::string& text) noexcept {
+  if (index < 0 || index >= count_) return;
+  try {
+    SetLastError(text);
+    if (logged_unsupported_[index].exchange(1) == 0) Warn(text);
+  } catch (...) {
+  }
+}
+
+// --- Discovery helpers -------------------------------------------------------------------------
+
+ExplicitPath ChooseExplicitPath(const std::string& option, bool use_environment,
+                                const char* env_name) {
+  ExplicitPath chosen;
+  chosen.path = option;
+  if (option.empty() && use_environment) {
+    std::string value = GetEnv(env_name);
+    if (!value.empty() && IsSecureExecution()) {
+      chosen.ignored_secure = value;
+    } else if (!value.empty()) {
+      chosen.path = value;
+      chosen.from_environment = true;
+    }
+  }
+  chosen.not_absolute = !chosen.path.empty() && chosen.path[0] != '/';
+  return chosen;
+}
+
+std::optional<int> ChooseClamp(const std::optional<int>& option, bool use_environment,
+                               std::vector<std::string>* warnings) {
+  if (option || !use_environment) return option;
+  std::string value = GetEnv("CUDYN_MAX_CUDA_VERSION");
+  if (value.empty()) return std::nullopt;
+  std::optional<int> clamp = ParseCudaVersion(value);
+  if (!clamp && warnings != nullptr) {
+    warnings->push_back("CUDYN_MAX_CUDA_VERSION='" + value +
+                        "' is not a CUDA version (e.g. 11040 or 11.4); ignored");
+  }
+  return clamp;
+}
+
+OpenedLibrary OpenCandidate(const std::string& path, bool noload,
+                            const LibraryIdentity& identity) {
+  OpenedLibrary opened;
+  if (!noload && !path.empty() && path[0] == '/') {
+    opened.reason = CheckLibraryFile(path);
+    if (!opened.reason.empty()) {
+      opened.failure = OpenFailure::kUnloadableFile;
+      return opened;
+    }
+  }
+  dlerror();
+  // Lazy binding, as the dynamic linker loads the libraries of a program linked with them:
+  // binding the driver's ~200 imports up front cost more than the rest of cudyn's start-up.
+  // Symbol versions are still checked here (LD_BIND_NOW=1 restores eager binding).
+  void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL | (noload ? RTLD_NOLOAD : 0));
+  if (handle == nullptr) {
+    opened.failure = noload ? OpenFailure::kNotLoaded : OpenFailure::kDlopenFailed;
+    opened.reason = noload ? "not loaded in this process" : "dlopen failed: " + DlError();
+    return opened;
+  }
+  opened.loaded_path = LoadedPath(handle, path);
+  // Nothing of the library is called before its policy accepts it: a runtime that has run
+  // registers exit handlers, so a refused one must be closed untouched.
+  void* version = dlsym(handle, identity.version_symbol);
+  if (dlsym(handle, identity.cudyn_marker) != nullptr ||
+      (version != nullptr && IsCudynFunction(version))) {
+    opened.failure = OpenFailure::kIsCudyn;
+    opened.reason = "is cudyn itself (cudyn's drop-in installed or preloaded as the library?)";
+  } else if (version == nullptr) {
+    opened.failure = OpenFailure::kNotTheLibrary;
+    opened.reason = std::string("exports no ") + identity.version_symbol;
+  }
+  if (opened.failure != OpenFailure::kNone) {
+    dlclose(handle);
+    return opened;
+  }
+  opened.handle = handle;
+  opened.version_function = version;
+  return opened;
+}
+
+bool IsCudynFunction(const void* fn) {
+  uintptr_t p = reinterpret_cast<uintptr_t>(fn);
+  return p >= Own().begin && p < Own().end;
+}
+
+bool IsLoadedCode(const void* fn) {
+  if (fn == nullptr) return false;
+  CodeProbe probe;
+  probe.address = reinterpret_cast<uintptr_t>(fn);
+  dl_iterate_phdr(FindCode, &probe);
+  return probe.executable;
+}
+
+std::vector<std::pair<uintptr_t, uintptr_t>> ModuleCodeRanges(const void* address) {
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  ModuleCode module;
+  module.address = reinterpret_cast<uintptr_t>(address);
+  module.ranges = &ranges;
+  if (address != nullptr) dl_iterate_phdr(CollectModuleCode, &module);
+  return ranges;
+}
+
+// --- Logging and environment -------------------------------------------------------------------
+
+spdlog::logger& Log() {
+  // Leaked on purpose: adapters and stubs may log during static destruction of the host.
+  static spdlog::logger* logger = MakeLogger();
+  if (logger == nullptr) {
+    static spdlog::logger silent("cudyn-silent");
+    silent.set_level(spdlog::level::off);
+    return silent;
+  }
+  return *logger;
+}
+
+void Warn(const std::string& text) noexcept {
+  try {
+    Log().warn("{}", WithoutPrefix(text));
+  } catch (...) {
+  }
+}
+
+std::string GetEnv(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::string(value) : std::string();
+}
+
+bool IsSecureExecution() { return getauxval(AT_SECURE) != 0; }
+
+int CopyToBuffer(const std::string& text, char* buffer, size_t size) {
+  if (buffer != nullptr && size > 0) {
+    size_t n = text.size() < size - 1 ? text.size() : size - 1;
+    std::memcpy(buffer, text.data(), n);
+    buffer[n] = '\0';
+  }
+  return static_cast<int>(text.size());
+}
+
+std::string ConfigureLogFromEnvironment() {
+  std::string value = GetEnv("CUDYN_LOG");
+  if (value.empty()) return "";
+  static const struct {
+    const char* name;
+    spdlog::level::level_enum level;
+  } kLevels[] = {{"trace", spdlog::level::trace}, {"debug", spdlog::level::debug},
+                 {"info", spdlog::level::info},   {"warn", spdlog::level::warn},
+                 {"warning", spdlog::level::warn}, {"error", spdlog::level::err},
+                 {"critical", spdlog::level::critical}, {"off", spdlog::level::off}};
+  for (const auto& l : kLevels) {
+    if (value == l.name) {
+      Log().set_level(l.level);
+      return "";
+    }
+  }
+  return "CUDYN_LOG='" + value +
+         "' is not one of trace, debug, info, warn, error, critical, off; using warn";
+}
+
+}  // namespace internal
+}  // namespace cudyn

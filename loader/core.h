@@ -1,0 +1,376 @@
+// The loader core: the mechanism every library cudyn binds shares, written once. Internal to
+// loader/ (not installed, not part of the API); see loader/DESIGN.md, "One mechanism, many
+// libraries".
+//
+// A library (the driver in driver.cc, the runtime in cudart.cc, the next one the same way) brings
+//   * its generated table (entry count, names, per-entry facts) and
+//   * a policy: which candidate files to try in which order, how to accept one (version, family),
+//     and how to bind one entry (native variant, adapter, or missing) — a LibraryPolicy below.
+// The core brings everything else:
+//   * EntryTable: the slot array the trampolines read, per-entry status/via, bind modes (a call
+//     warns once, BindAll records quietly, a probe stays at debug), the last error (a missing
+//     entry's text built only when asked), "an adapter cannot express this" notes, and the same
+//     out-of-memory behaviour for every library (Create returns null; nothing else allocates on
+//     the call path; every slow path catches).
+//   * OpenCandidate: checking a file before dlopen (missing, directory, FIFO, truncated, other
+//     architecture), dlopen, and refusing cudyn itself or a file that is not the library.
+//   * ChooseExplicitPath: the option / environment / AT_SECURE / absolute-path rule.
+//   * DefaultInstance<Library>(): the process-wide instance, leaked, never null.
+// Nothing here aborts, exits or lets an exception escape.
+#ifndef CUDYN_LOADER_CORE_H_
+#define CUDYN_LOADER_CORE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+
+namespace spdlog {
+class logger;
+}
+
+namespace cudyn {
+
+// Defined here so the core stands alone; declared for users in loader/cudyn.h.
+std::optional<int> ParseCudaVersion(const std::string& text);
+std::optional<bool> ParseBool(const std::string& text);
+
+namespace internal {
+
+// An entry's binding state; the same values as cudyn::EntryStatus (loader/cudyn.h asserts it),
+// which the core does not include: it sits below the libraries' public headers.
+// A CUDA version (1000*major + 10*minor) a library reports outside these is nonsense.
+inline constexpr int kMinPlausibleCudaVersion = 1000;
+inline constexpr int kMaxPlausibleCudaVersion = 99999;
+inline bool IsPlausibleCudaVersion(int version) {
+  return version >= kMinPlausibleCudaVersion && version <= kMaxPlausibleCudaVersion;
+}
+
+enum class SlotState : uint8_t { kUnbound, kNative, kAdapter, kMissing };
+
+// Who asks for a binding decides what a missing entry logs: a call warns once and sets the last
+// error, BindAll() records it for last_error() only, a probe (a client asking whether an entry
+// exists) logs at debug level and leaves the last error alone.
+enum class BindMode : uint8_t { kCall, kBindAll, kProbe };
+
+// What a library's policy found for one entry.
+struct Binding {
+  void* fn = nullptr;  // nullptr: missing
+  SlotState status = SlotState::kMissing;
+  uint8_t via = 0;  // the library's own record of how (driver: BindVia; runtime: rule candidate)
+};
+
+// A library's binding rules, called on the slow path only. `self` is the library object.
+struct LibraryPolicy {
+  // Binds `index` (may call EntryTable::ResolveSlow for other entries, e.g. an adapter's
+  // fallback). May throw (std::bad_alloc): the table catches.
+  Binding (*bind)(void* self, int index, BindMode mode);
+  // "cudyn: <symbol> ... is not provided by <path> ..." for a missing entry.
+  std::string (*missing_text)(const void* self, int index);
+  // The info line logged once when an entry is served by an adapter.
+  std::string (*adapter_text)(const void* self, int index);
+};
+
+class EntryTable {
+ public:
+  // `slots`: an array of `count` the caller keeps (the default instance's global array, which
+  // trampolines reach with one RIP-relative load), or null for a table-owned one. Returns null
+  // when out of memory.
+  static std::unique_ptr<EntryTable> Create(int count, std::atomic<void*>* slots,
+                                            const LibraryPolicy* policy, void* self) noexcept;
+  ~EntryTable();
+  EntryTable(const EntryTable&) = delete;
+  EntryTable& operator=(const EntryTable&) = delete;
+
+  std::atomic<void*>* slots() const { return slots_; }
+  int count() const { return count_; }
+  // Set once discovery accepted a library; until then every entry binds as missing.
+  void set_open(bool open) { open_ = open; }
+
+  // The function for `index`, binding it on first use; nullptr when missing or out of range.
+  void* ResolveSlow(int index, BindMode mode) noexcept;
+  // Binds every entry; returns the number missing.
+  int BindAll() noexcept;
+  SlotState status(int index) const noexcept;
+  uint8_t via(int index) const noexcept;
+
+  void SetLastError(std::string text) noexcept;
+  void SetLastError(const char* text) noexcept;  // builds the string inside (out of memory)
+  std::string last_error() const noexcept;
+
+  // Runs a library's discovery so that nothing escapes (out of memory while building texts or
+  // candidate records): returns false on an exception, with `failure_text` as the last error.
+  template <class Discover>
+  bool RunDiscovery(Discover&& discover, const char* failure_text) noexcept {
+    try {
+      discover();
+      return true;
+    } catch (...) {
+      SetLastError(failure_text);
+      return false;
+    }
+  }
+  // An adapter cannot express its caller's arguments: `text` becomes the last error and is
+  // logged once per entry.
+  void NoteCannotExpress(int index, const std::string& text) noexcept;
+
+  // Bytes this table holds per entry beyond the slot pointer (status, via, log flags).
+  static constexpr size_t kBytesPerEntry = 4;
+
+ private:
+  EntryTable() = default;
+  void* Bind(int index, BindMode mode);
+  void Publish(int index, const Binding& binding);
+
+  int count_ = 0;
+  bool open_ = false;
+  const LibraryPolicy* policy_ = nullptr;
+  void* self_ = nullptr;
+  std::atomic<void*>* slots_ = nullptr;
+  std::unique_ptr<std::atomic<void*>[]> owned_slots_;
+  // One allocation, kBytesPerEntry per entry: status, via, bind outcome logged, 801 logged.
+  std::unique_ptr<std::atomic<uint8_t>[]> flags_;
+  std::atomic<uint8_t>* status_ = nullptr;
+  std::atomic<uint8_t>* via_ = nullptr;
+  std::atomic<uint8_t>* logged_ = nullptr;
+  std::atomic<uint8_t>* logged_unsupported_ = nullptr;
+
+  mutable std::mutex error_mutex_;
+  std::string last_error_;
+  int last_missing_ = -1;  // a missing entry whose text is the last error, built on demand
+};
+
+// --- Discovery helpers -------------------------------------------------------------------------
+
+// The explicit library path of a discovery: the option when set, else (with use_environment) the
+// variable `env_name` (CUDYN_DRIVER_PATH, CUDYN_CUDART_PATH, ...). A process with AT_SECURE never
+// loads a library its caller names: the variable's value is then returned in `ignored_secure`,
+// for the candidate list, and `path` stays empty. A relative path is never searched:
+// `not_absolute` is set and the caller records it as rejected.
+struct ExplicitPath {
+  std::string path;
+  bool from_environment = false;
+  bool not_absolute = false;
+  std::string ignored_secure;
+};
+ExplicitPath ChooseExplicitPath(const std::string& option, bool use_environment,
+                                const char* env_name);
+inline constexpr const char* kIgnoredSecureReason =
+    "ignored: the process runs with AT_SECURE (setuid/setgid)";
+inline constexpr const char* kNotAbsoluteReason =
+    "not an absolute path (relative paths are never searched)";
+
+// Appends a candidate to a library's list (DriverCandidate, RuntimeCandidate, ...).
+template <class Candidate, class Source, class Rejection>
+Candidate& AddCandidate(std::vector<Candidate>* list, std::string path, Source source,
+                        Rejection rejection, std::string reason) {
+  Candidate c;
+  c.path = std::move(path);
+  c.source = source;
+  c.rejection = rejection;
+  c.reason = std::move(reason);
+  list->push_back(std::move(c));
+  return list->back();
+}
+
+// The explicit step every discovery starts with (ChooseExplicitPath): a value ignored under
+// AT_SECURE or a relative path is recorded as rejected, an absolute one is tried with
+// `try_path(path, source)`. Returns nullopt when there is no explicit path (the library's search
+// runs), else whether it was accepted (nothing else is tried). Candidate's Source and Rejection
+// enums name kOption, kEnvironment, kIgnoredSecure and kNotAbsolute alike.
+template <class Candidate, class TryPath>
+std::optional<bool> TryExplicitPath(const std::string& option, bool use_environment,
+                                    const char* env_name, std::vector<Candidate>* candidates,
+                                    std::vector<std::string>* warnings, TryPath try_path) {
+  using Source = decltype(Candidate::source);
+  using Rejection = decltype(Candidate::rejection);
+  const ExplicitPath chosen = ChooseExplicitPath(option, use_environment, env_name);
+  if (!chosen.ignored_secure.empty()) {
+    AddCandidate(candidates, chosen.ignored_secure, Source::kEnvironment,
+                 Rejection::kIgnoredSecure, kIgnoredSecureReason);
+    warnings->push_back(std::string(env_name) + " ignored in a setuid/setgid process");
+  }
+  const Source source = chosen.from_environment ? Source::kEnvironment : Source::kOption;
+  if (chosen.not_absolute) {
+    AddCandidate(candidates, chosen.path, source, Rejection::kNotAbsolute, kNotAbsoluteReason);
+    return false;
+  }
+  if (chosen.path.empty()) return std::nullopt;
+  return try_path(chosen.path, source);
+}
+
+// The clamp (CUDYN_MAX_CUDA_VERSION) as both libraries read it: the option wins; a value that is
+// not a CUDA version is ignored, with a warning appended when `warnings` is given.
+std::optional<int> ChooseClamp(const std::optional<int>& option, bool use_environment,
+                               std::vector<std::string>* warnings);
+
+// How a library file is recognised: the function every real copy exports, and the C-API symbol
+// only cudyn's own drop-in of it exports (installed or preloaded under the library's name,
+// binding to it would recurse).
+struct LibraryIdentity {
+  const char* version_symbol;  // "cuDriverGetVersion", "cudaRuntimeGetVersion"
+  const char* cudyn_marker;    // "cudynEntryCount", "cudynCudartEntryCount"
+};
+
+// The first steps of trying a candidate: an absolute path is checked first (missing, directory,
+// FIFO, truncated, other architecture: dlopen would say little or worse), then dlopen'ed
+// (RTLD_NOLOAD: only when already loaded), then recognised. Either `handle` (with
+// `version_function`) or `failure` and `reason`; a refused file is closed untouched.
+enum class OpenFailure : uint8_t {
+  kNone,
+  kUnloadableFile,
+  kNotLoaded,
+  kDlopenFailed,
+  kIsCudyn,
+  kNotTheLibrary,  // exports no version_symbol
+};
+struct OpenedLibrary {
+  void* handle = nullptr;
+  void* version_function = nullptr;
+  std::string loaded_path;  // the loaded object's name (dlinfo), else the path tried
+  OpenFailure failure = OpenFailure::kNone;
+  std::string reason;
+};
+OpenedLibrary OpenCandidate(const std::string& path, bool noload, const LibraryIdentity& identity);
+
+// Each library's Rejection enum names the shared failures alike; this maps an OpenFailure other
+// than kNotTheLibrary (whose wording is the library's) to it.
+template <class R>
+R RejectionFor(OpenFailure failure) {
+  switch (failure) {
+    case OpenFailure::kUnloadableFile: return R::kUnloadableFile;
+    case OpenFailure::kNotLoaded: return R::kNotLoaded;
+    case OpenFailure::kIsCudyn: return R::kIsCudyn;
+    default: return R::kDlopenFailed;
+  }
+}
+
+// "\n  <path> (<source>): <reason>" per candidate, for the no-library error text.
+template <class Candidate, class NameFn>
+std::string TriedText(const std::vector<Candidate>& candidates, NameFn source_name) {
+  if (candidates.empty()) return "\n  (no candidate paths)";
+  std::string tried;
+  for (const Candidate& c : candidates) {
+    tried += "\n  " + c.path + " (" + source_name(c.source) + "): " + c.reason;
+  }
+  return tried;
+}
+
+// True for a function inside the object cudyn itself is linked into.
+bool IsCudynFunction(const void* fn);
+// True when `fn` lies in an executable segment of some loaded object.
+bool IsLoadedCode(const void* fn);
+// The executable ranges of the loaded object containing `address`.
+std::vector<std::pair<uintptr_t, uintptr_t>> ModuleCodeRanges(const void* address);
+
+// --- Logging and environment -------------------------------------------------------------------
+
+// The "cudyn" logger (stderr; level from CUDYN_LOG, default warn). Never throws.
+spdlog::logger& Log();
+// Applies CUDYN_LOG; returns a warning text for an unknown value, else "".
+std::string ConfigureLogFromEnvironment();
+// Logs a cudyn text at warn level once, without doubling the "cudyn: " prefix the logger adds.
+void Warn(const std::string& text) noexcept;
+// True when the process runs with AT_SECURE (setuid/setgid/capabilities).
+bool IsSecureExecution();
+// getenv that returns "" for unset.
+std::string GetEnv(const char* name);
+
+// The C APIs' string out-parameters: copies `text` into `buffer` (truncated, always
+// NUL-terminated when size > 0) and returns its full length.
+int CopyToBuffer(const std::string& text, char* buffer, size_t size);
+
+// --- Adapter instances ------------------------------------------------------------------------
+
+// Adapters are plain C functions with the variant's exact signature, so they cannot take their
+// library object as an argument: each is instantiated once per instance id and finds its object
+// here. Ids are handed out at open and returned by the object's destructor; Get is lock-free (it
+// runs on every adapted call).
+template <class Library, int N>
+class InstanceRegistry {
+ public:
+  static constexpr int kSize = N;
+  int Acquire(Library* library) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (int i = 0; i < N; ++i) {
+      if (slots_[i].load(std::memory_order_relaxed) == nullptr) {
+        slots_[i].store(library, std::memory_order_release);
+        return i;
+      }
+    }
+    return -1;
+  }
+  void Release(int id) noexcept {
+    if (id < 0 || id >= N) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    slots_[id].store(nullptr, std::memory_order_release);
+  }
+  Library* Get(int id) const noexcept {
+    return id >= 0 && id < N ? slots_[id].load(std::memory_order_acquire) : nullptr;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::atomic<Library*> slots_[N] = {};
+};
+
+// --- Opening a library object ----------------------------------------------------------------
+
+// What the core needs of a library class (Driver, Runtime, ...), as private members it befriends
+// OpenLibrary and DefaultInstance for:
+//   using Options = ...;                       with `bool use_environment`
+//   static constexpr int kTableSize;           entries in its generated table
+//   static const LibraryPolicy kPolicy;        its binding rules
+//   static constexpr int kNoLibraryError;      what its calls answer when nothing was found
+//   static constexpr const char* kDiscoveryFailed;  the last error when discovery ran out of memory
+//   static std::atomic<void*>* DefaultSlots(); the global slot array of the default instance
+//   Library();                                 an unopened object (no table: everything missing)
+//   void Discover(const Options&);             its policy: candidates, acceptance, version
+//   std::unique_ptr<EntryTable> table_; std::atomic<void*>* slots_; int error_; bool ok() const;
+
+// Allocates the object and its table (null when out of memory: the same for every library), runs
+// its discovery so that nothing escapes, and opens the table when discovery accepted a file.
+template <class Library>
+std::unique_ptr<Library> OpenLibrary(const typename Library::Options& options,
+                                     std::atomic<void*>* slots) noexcept {
+  std::unique_ptr<Library> library(new (std::nothrow) Library());
+  if (library == nullptr) return nullptr;
+  library->table_ = EntryTable::Create(Library::kTableSize, slots, &Library::kPolicy,
+                                       library.get());
+  if (library->table_ == nullptr) return nullptr;
+  library->slots_ = library->table_->slots();
+  Library* l = library.get();
+  if (!l->table_->RunDiscovery([&] { l->Discover(options); }, Library::kDiscoveryFailed)) {
+    l->error_ = Library::kNoLibraryError;
+  }
+  l->table_->set_open(l->ok());
+  return library;
+}
+
+// The process-wide instance of a library, opened once (thread-safe) from the environment into
+// its global slot array. Leaked on purpose: trampolines may be called from other libraries'
+// destructors at exit. Out of memory at open gives an unopened instance (static storage) whose
+// every call answers the library's "no library" error.
+template <class Library>
+Library& DefaultInstance() {
+  static Library* const instance = [] {
+    typename Library::Options options;
+    options.use_environment = true;
+    return OpenLibrary<Library>(options, Library::DefaultSlots()).release();
+  }();
+  if (instance == nullptr) {
+    static Library unopened;
+    return unopened;
+  }
+  return *instance;
+}
+
+}  // namespace internal
+}  // namespace cudyn
+
+#endif  // CUDYN_LOADER_CORE_H_
