@@ -103,6 +103,44 @@ run_script() {
     "$label" "$passed" "$failed" "$rc" "$(elapsed "$start")" "$log")")
 }
 
+# run_scripts_parallel <jobs> <label>=<command words...> ...: run_script steps, <jobs> at a time
+# (each a separate process: the libFuzzer runs use one core each), counted as run_script counts
+# them. Each step's output is printed whole when it ends, not interleaved.
+run_scripts_parallel() {
+  local jobs=$1 spec label pids=() labels=() starts=() i
+  shift
+  for spec in "$@"; do
+    label=${spec%%=*}
+    read -r -a words <<<"${spec#*=}"
+    echo "=== [$label] ${words[*]} (in the background)"
+    starts+=("$(now)")
+    ( cd "$ROOT" && "${words[@]}" ) >"$LOGDIR/$label.log" 2>&1 &
+    pids+=($!)
+    labels+=("$label")
+    if ((${#pids[@]} % jobs == 0)); then _wait_scripts; fi
+  done
+  _wait_scripts
+}
+
+# Waits for the background steps of run_scripts_parallel that are still running.
+_wait_scripts() {
+  local i rc passed failed
+  for i in "${!pids[@]}"; do
+    [[ -n ${pids[$i]} ]] || continue
+    rc=0
+    wait "${pids[$i]}" || rc=$?
+    pids[$i]=""
+    passed=1 failed=0
+    ((rc == 0)) || { passed=0; failed=1; }
+    echo "=== [${labels[$i]}] finished (exit $rc):"
+    cat "$LOGDIR/${labels[$i]}.log"
+    TOTAL_PASSED=$((TOTAL_PASSED + passed))
+    TOTAL_FAILED=$((TOTAL_FAILED + failed))
+    STEP_LINES+=("$(printf '%-24s %4d passed, %4d failed  (exit %d, %s, log %s)' \
+      "${labels[$i]}" "$passed" "$failed" "$rc" "$(elapsed "${starts[$i]}")" "$LOGDIR/${labels[$i]}.log")")
+  done
+}
+
 shutdown_servers() {
   local w
   for w in "${WORKSPACES[@]}"; do
@@ -134,19 +172,23 @@ main() {
   run_bazel_tests asan --config=asan "${sanitized[@]}"
   run_bazel_tests ubsan --config=ubsan "${sanitized[@]}"
   run_bazel_tests tsan --config=tsan "${sanitized[@]}"
-  # libFuzzer smoke runs (clang-14, outside Bazel): short, real fuzzing, fail on any finding.
-  run_script fuzz_elf_reader tools/elf/run_fuzzer.sh 20
-  run_script fuzz_fatbin_reader tools/fatbin/run_fuzzer.sh 20
-  run_script fuzz_zip_reader tools/zip/run_fuzzer.sh 20
-  run_script fuzz_env tests/fuzz/run_fuzzer.sh env 20
-  run_script fuzz_shim tests/fuzz/run_fuzzer.sh shim 20
-  run_script fuzz_cudart tests/fuzz/run_fuzzer.sh cudart 20
+  # libFuzzer smoke runs (clang-14, outside Bazel): short, real fuzzing, fail on any finding. Two
+  # at a time: each builds and fuzzes on one core, and the machine has two.
+  run_scripts_parallel 2 \
+    "fuzz_elf_reader=tools/elf/run_fuzzer.sh 20" \
+    "fuzz_fatbin_reader=tools/fatbin/run_fuzzer.sh 20" \
+    "fuzz_zip_reader=tools/zip/run_fuzzer.sh 20" \
+    "fuzz_env=tests/fuzz/run_fuzzer.sh env 20" \
+    "fuzz_shim=tests/fuzz/run_fuzzer.sh shim 20" \
+    "fuzz_cudart=tests/fuzz/run_fuzzer.sh cudart 20"
   # The consumer workspace: links @cudyn//stubs:cudyn_cuda instead of -lcuda, runs on fake drivers.
   run_bazel_tests examples --workspace examples //...
   # The library against Debian's CUDA 11.8 headers (variants those headers lack are compiled out),
   # with the real-driver tests. Last: it re-points @cuda, so everything after it would rebuild. The
-  # runtime drop-in serves the 13.0 runtime API only: it is left out here.
-  run_bazel_tests cuda_11_8 "--repo_env=CUDA_PATH=${CUDYN_DEPS:-/var/cache/cudyn-deps}/cuda-11.8/usr" -- \
+  # runtime drop-in serves the 13.0 runtime API only: it is left out here. Its own output tree
+  # (platform suffix), so it never overwrites the plain build's outputs.
+  run_bazel_tests cuda_11_8 "--repo_env=CUDA_PATH=${CUDYN_DEPS:-/var/cache/cudyn-deps}/cuda-11.8/usr" \
+    --platform_suffix=cuda_11_8 -- \
     //loader:cudyn //stubs/... //tools:cudyn-check //tests/real_driver/... \
     //version_tables:api_table_test //version_tables:regen_test \
     -//stubs:cudyn_cudart -//stubs:cudyn_cudart_impl -//stubs:cudyn_cudart_embed \
