@@ -4,6 +4,7 @@
 #include "loader/cudart_family.h"
 
 #include <dirent.h>
+#include <glob.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <sys/stat.h>
@@ -43,12 +44,6 @@ std::vector<RuntimeSoname> AllRuntimeSonames() {
   return out;
 }
 
-// Toolkit and distribution directories searched last, after the default search and CUDA_HOME.
-const char* const kWellKnownRuntimeDirs[] = {
-    "/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib",
-    "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/opt/cuda/lib64",
-};
-
 bool Exists(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0;
@@ -74,65 +69,115 @@ std::string LoadedSoname(void* handle) {
   return strtab != nullptr && soname >= 0 ? std::string(strtab + soname) : std::string();
 }
 
-// site-packages directories of the Python environments in sight: $VIRTUAL_ENV, and those of
-// objects already loaded (a framework imported before cudyn was reached).
-struct SitePackagesScan {
-  std::vector<std::string>* dirs;
-};
+// The Debian multiarch directory and CUDA's targets/ name of this machine.
+#if defined(__aarch64__)
+constexpr const char* kMultiarch = "aarch64-linux-gnu";
+constexpr const char* kCudaTarget = "sbsa-linux";
+#elif defined(__powerpc64__)
+constexpr const char* kMultiarch = "powerpc64le-linux-gnu";
+constexpr const char* kCudaTarget = "ppc64le-linux";
+#else
+constexpr const char* kMultiarch = "x86_64-linux-gnu";
+constexpr const char* kCudaTarget = "x86_64-linux";
+#endif
+
+std::vector<std::string> Glob(const std::string& pattern) {
+  std::vector<std::string> out;
+  glob_t g;
+  if (glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g) == 0) {
+    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
+  }
+  globfree(&g);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void AddUnique(std::vector<std::string>* list, const std::string& item) {
+  if (std::find(list->begin(), list->end(), item) == list->end()) list->push_back(item);
+}
+
+// site-packages directories of objects already loaded (a framework imported before cudyn).
 int CollectSitePackages(struct dl_phdr_info* info, size_t, void* data) {
-  auto* scan = static_cast<SitePackagesScan*>(data);
+  auto* dirs = static_cast<std::vector<std::string>*>(data);
   if (info->dlpi_name == nullptr) return 0;
   std::string name = info->dlpi_name;
   for (const char* marker : {"/site-packages/", "/dist-packages/"}) {
     size_t at = name.find(marker);
-    if (at == std::string::npos) continue;
-    std::string dir = name.substr(0, at + std::strlen(marker) - 1);
-    if (std::find(scan->dirs->begin(), scan->dirs->end(), dir) == scan->dirs->end()) {
-      scan->dirs->push_back(dir);
-    }
+    if (at != std::string::npos) AddUnique(dirs, name.substr(0, at + std::strlen(marker) - 1));
   }
   return 0;
 }
 
-std::vector<std::string> SitePackagesDirs() {
-  std::vector<std::string> dirs;
-  std::string venv = internal::GetEnv("VIRTUAL_ENV");
-  if (!venv.empty()) {
-    std::string lib = venv + "/lib";
-    if (DIR* d = opendir(lib.c_str())) {
-      while (struct dirent* e = readdir(d)) {
-        if (std::strncmp(e->d_name, "python3", 7) == 0) {
-          std::string site = lib + "/" + e->d_name + "/site-packages";
-          if (IsDirectory(site)) dirs.push_back(site);
-        }
-      }
-      closedir(d);
-    }
-  }
-  SitePackagesScan scan{&dirs};
-  dl_iterate_phdr(CollectSitePackages, &scan);
-  return dirs;
-}
-
-// /usr/local/cuda-X.Y/lib64 directories, newest first.
-std::vector<std::string> VersionedToolkitDirs() {
-  std::vector<std::string> dirs;
-  if (DIR* d = opendir("/usr/local")) {
-    while (struct dirent* e = readdir(d)) {
-      if (std::strncmp(e->d_name, "cuda-", 5) == 0) {
-        std::string lib = std::string("/usr/local/") + e->d_name + "/lib64";
-        if (IsDirectory(lib)) dirs.push_back(lib);
-      }
-    }
-    closedir(d);
-  }
-  std::sort(dirs.begin(), dirs.end(), [](const std::string& a, const std::string& b) {
-    return strverscmp(a.c_str(), b.c_str()) > 0;
-  });
-  return dirs;
-}
-
 }  // namespace
+
+RuntimeSearchInputs ReadRuntimeSearchInputs(const std::string& root) {
+  RuntimeSearchInputs in;
+  in.root = root;
+  const bool secure = internal::IsSecureExecution();  // never search where the caller points
+  auto env = [secure](const char* name) { return secure ? std::string() : internal::GetEnv(name); };
+  in.cuda_home = env("CUDA_HOME");
+  in.cuda_path = env("CUDA_PATH");
+  in.conda_prefix = env("CONDA_PREFIX");
+  auto add_prefix = [&in](const std::string& prefix) {
+    if (prefix.empty()) return;
+    for (const char* layout : {"/lib/python3*/site-packages", "/lib64/python3*/site-packages"}) {
+      for (const std::string& dir : Glob(prefix + layout)) AddUnique(&in.site_packages, dir);
+    }
+  };
+  add_prefix(env("VIRTUAL_ENV"));
+  add_prefix(in.conda_prefix);
+  dl_iterate_phdr(CollectSitePackages, &in.site_packages);
+  const std::string home = env("HOME");
+  if (!home.empty()) add_prefix(home + "/.local");
+  for (const std::string& dir : Glob(root + "/usr/local/lib/python3*/dist-packages")) {
+    AddUnique(&in.site_packages, dir);
+  }
+  for (const std::string& dir : Glob(root + "/usr/lib/python3/dist-packages")) {
+    AddUnique(&in.site_packages, dir);
+  }
+  in.toolkits = Glob(root + "/usr/local/cuda-*");
+  return in;
+}
+
+std::vector<PlannedRuntime> RuntimeSearchPlan(const RuntimeSearchInputs& in, int driver_version) {
+  std::vector<std::string> toolkits = in.toolkits;
+  std::sort(toolkits.begin(), toolkits.end(), [](const std::string& a, const std::string& b) {
+    return strverscmp(a.c_str(), b.c_str()) > 0;  // newest first
+  });
+  std::vector<PlannedRuntime> plan;
+  for (const std::string& soname : CudartSonamesForDriver(driver_version > 0 ? driver_version
+                                                                              : kAnyDriver)) {
+    int family = 0, minor = -1;
+    ParseCudartSoname(soname, &family, &minor);
+    auto add = [&](const std::string& dir, RuntimeSource source) {
+      if (!dir.empty()) plan.push_back({dir + "/" + soname, source, family});
+    };
+    // The dynamic linker searches this machine, not another root's tree.
+    if (in.root.empty()) plan.push_back({soname, RuntimeSource::kDefaultSearch, family});
+    for (const std::string* home : {&in.cuda_home, &in.cuda_path}) {
+      if (home->empty()) continue;
+      add(*home + "/lib64", RuntimeSource::kCudaHome);
+      add(*home + "/lib", RuntimeSource::kCudaHome);
+    }
+    // The runtime wheels: nvidia-cuda-runtime-cu11/-cu12 install nvidia/cuda_runtime/lib, the
+    // CUDA 13 ones nvidia/cu13/lib.
+    const std::string wheel = family >= 13 ? "/nvidia/cu" + std::to_string(family) + "/lib"
+                                           : "/nvidia/cuda_runtime/lib";
+    for (const std::string& site : in.site_packages) add(site + wheel, RuntimeSource::kPythonWheel);
+    if (!in.conda_prefix.empty()) add(in.conda_prefix + "/lib", RuntimeSource::kPythonWheel);
+    const std::string target = std::string("/targets/") + kCudaTarget + "/lib";
+    add(in.root + "/usr/local/cuda/lib64", RuntimeSource::kWellKnownDirectory);
+    add(in.root + "/usr/local/cuda" + target, RuntimeSource::kWellKnownDirectory);
+    for (const std::string& toolkit : toolkits) {
+      add(toolkit + "/lib64", RuntimeSource::kWellKnownDirectory);
+      add(toolkit + target, RuntimeSource::kWellKnownDirectory);
+    }
+    add(in.root + "/usr/lib/" + kMultiarch, RuntimeSource::kWellKnownDirectory);
+    add(in.root + "/usr/lib64", RuntimeSource::kWellKnownDirectory);
+    add(in.root + "/opt/cuda/lib64", RuntimeSource::kWellKnownDirectory);
+  }
+  return plan;
+}
 
 const char* RuntimeSourceName(RuntimeSource source) {
   switch (source) {
@@ -353,39 +398,24 @@ void Runtime::Discover(const RuntimeOptions& options) {
         }
       }
     }
-    std::vector<std::string> site = options.search_paths ? std::vector<std::string>()
-                                                         : SitePackagesDirs();
-    std::vector<std::string> toolkits = options.search_paths ? std::vector<std::string>()
-                                                             : VersionedToolkitDirs();
-    for (const RuntimeSoname& s : sonames) {
-      if (accepted) break;
-      if (driver_version_ > 0 && s.min_driver > driver_version_) continue;
-      auto try_dir = [&](const std::string& dir, RuntimeSource source) {
-        std::string p = dir + "/" + s.soname;
-        if (!accepted && Exists(p)) accepted = TryCandidate(p, source, false, s.family);
-      };
-      if (options.search_paths) {
+    if (options.search_paths) {
+      for (const RuntimeSoname& s : sonames) {
+        if (driver_version_ > 0 && s.min_driver > driver_version_) continue;
         for (const std::string& p : *options.search_paths) {
-          if (IsDirectory(p)) try_dir(p, RuntimeSource::kSearchPath);
+          const std::string file = p + "/" + s.soname;
+          if (!accepted && IsDirectory(p) && Exists(file)) {
+            accepted = TryCandidate(file, RuntimeSource::kSearchPath, false, s.family);
+          }
         }
-        continue;
       }
-      accepted = TryCandidate(s.soname, RuntimeSource::kDefaultSearch, false, s.family);
-      for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-        std::string home = internal::GetEnv(var);
-        if (home.empty()) continue;
-        try_dir(home + "/lib64", RuntimeSource::kCudaHome);
-        try_dir(home + "/lib", RuntimeSource::kCudaHome);
+    } else {
+      const RuntimeSearchInputs inputs =
+          options.search_inputs ? *options.search_inputs : ReadRuntimeSearchInputs();
+      for (const PlannedRuntime& planned : RuntimeSearchPlan(inputs, driver_version_)) {
+        if (accepted) break;
+        if (planned.source != RuntimeSource::kDefaultSearch && !Exists(planned.path)) continue;
+        accepted = TryCandidate(planned.path, planned.source, false, planned.family);
       }
-      for (const std::string& dir : site) {
-        if (s.family >= 13) try_dir(dir + "/nvidia/cu" + std::to_string(s.family) + "/lib",
-                                    RuntimeSource::kPythonWheel);
-        try_dir(dir + "/nvidia/cuda_runtime/lib", RuntimeSource::kPythonWheel);
-      }
-      std::string conda = internal::GetEnv("CONDA_PREFIX");
-      if (!conda.empty()) try_dir(conda + "/lib", RuntimeSource::kPythonWheel);
-      for (const std::string& dir : toolkits) try_dir(dir, RuntimeSource::kWellKnownDirectory);
-      for (const char* dir : kWellKnownRuntimeDirs) try_dir(dir, RuntimeSource::kWellKnownDirectory);
     }
     if (!accepted && options.search_paths) {
       for (const std::string& p : *options.search_paths) {

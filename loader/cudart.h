@@ -87,6 +87,40 @@ struct RuntimeCandidate {
   bool accepted() const { return rejection == RuntimeRejection::kNone; }
 };
 
+// ---- The search plan: where the loader looks for a runtime, as data -------------------------
+// One function decides the order; Runtime's discovery walks it and `cudyn-check runtimes` lists
+// it, so the CLI never reports a runtime the loader would not find, or in another order.
+
+// What the search depends on besides the driver. ReadRuntimeSearchInputs() reads it from the
+// environment ($CUDA_HOME, $CUDA_PATH, $CONDA_PREFIX, $VIRTUAL_ENV, $HOME: all ignored under
+// AT_SECURE) and the file system; tests and `cudyn-check runtimes --root` give a root.
+struct RuntimeSearchInputs {
+  std::string root;  // prefix of every system directory ("" : this machine's own)
+  std::string cuda_home, cuda_path, conda_prefix;
+  // Python site-packages directories in sight, in search order: $VIRTUAL_ENV's, $CONDA_PREFIX's,
+  // those of objects already loaded (a framework imported first), the user's and the system's.
+  std::vector<std::string> site_packages;
+  std::vector<std::string> toolkits;  // <root>/usr/local/cuda-X.Y directories, any order
+};
+RuntimeSearchInputs ReadRuntimeSearchInputs(const std::string& root = std::string());
+
+struct PlannedRuntime {
+  std::string path;  // the bare SONAME for the default search, else an absolute file path
+  RuntimeSource source = RuntimeSource::kDefaultSearch;
+  int family = 0;
+};
+
+// Every file the loader tries, in order, for a driver of `driver_version` (0: none known, every
+// family): for each SONAME that driver runs, newest first — the dynamic linker's default search
+// (not under a root: it searches this machine),
+// $CUDA_HOME and $CUDA_PATH (lib64, lib), that family's wheel layout in each site-packages
+// (nvidia/cu<F>/lib from 13 on, nvidia/cuda_runtime/lib before), $CONDA_PREFIX/lib,
+// /usr/local/cuda then /usr/local/cuda-X.Y newest first (lib64, targets/<arch>/lib), and the
+// distribution's directories (/usr/lib/<multiarch>, /usr/lib64, /opt/cuda/lib64). Pure: the
+// files need not exist (the loader skips those that do not).
+std::vector<PlannedRuntime> RuntimeSearchPlan(const RuntimeSearchInputs& inputs,
+                                              int driver_version);
+
 struct RuntimeOptions {
   // An absolute path to a libcudart (any name). When set (here or via CUDYN_CUDART_PATH) nothing
   // else is tried, whatever the driver supports.
@@ -100,6 +134,9 @@ struct RuntimeOptions {
   // Replaces every search step after the explicit path when set (tests): files or directories
   // (a directory is searched for each family's SONAME).
   std::optional<std::vector<std::string>> search_paths;
+  // Replaces the search plan's inputs (tests and cudyn-check on another root); unset: read them
+  // with ReadRuntimeSearchInputs().
+  std::optional<RuntimeSearchInputs> search_inputs;
 };
 
 class Runtime {

@@ -122,15 +122,17 @@ exit: 0 a driver is picked, 2 usage, 3 none usable.
 )HELP";
   }
   if (command == "runtimes") {
-    return R"HELP(usage: cudyn-check runtimes [--driver PATH] [--max-cuda-version V] [--search-root DIR]...
-                          [--json]
+    return R"HELP(usage: cudyn-check runtimes [--driver PATH] [--max-cuda-version V]
+                          [--search-root DIR]... [--root DIR] [--json]
 
-Lists every CUDA runtime (libcudart.so*) where cudyn's runtime loader looks:
-LD_LIBRARY_PATH, the directories of the ld.so.cache entries named libcudart.so.*,
-the system directories, $CUDA_HOME / $CUDA_PATH lib64 and lib, Python wheel
-layouts (site-packages/nvidia/cuNN/lib, nvidia/cuda_runtime/lib under
-$VIRTUAL_ENV, $CONDA_PREFIX, the user and system site-packages),
-$CONDA_PREFIX/lib, /usr/local/cuda*/lib64 and the distribution directories. One
+Lists every CUDA runtime (libcudart.so*) where cudyn's runtime loader looks, in
+the loader's own order (one search plan serves both): the dynamic linker's
+default search (LD_LIBRARY_PATH, the ld.so.cache entries named libcudart.so.*,
+the system directories), $CUDA_HOME / $CUDA_PATH lib64 and lib, the family's
+Python wheel layout (site-packages/nvidia/cu13/lib, nvidia/cuda_runtime/lib
+before 13) under $VIRTUAL_ENV, $CONDA_PREFIX, loaded frameworks, the user and
+system site-packages, $CONDA_PREFIX/lib, /usr/local/cuda and cuda-X.Y (lib64,
+targets/<arch>/lib), /usr/lib/<multiarch>, /usr/lib64, /opt/cuda/lib64. One
 entry per real file: its SONAME family (10, 11, 12, 13), its version read from
 the file without running it (the runtime's versioned entry-point table), the
 oldest driver its family needs and whether the driver in front runs it. Then the
@@ -144,6 +146,9 @@ options:
   --search-root DIR       look only under DIR (repeatable; a bounded recursive
                           walk) and let the loader search only the directories
                           found there
+  --root DIR              the system directories of the plan under DIR (a
+                          mounted image or container), as the loader would
+                          search them there; no default search
   --json                  machine-readable output
 
 exit: 0 a runtime this driver runs is picked, 1 none (no runtime found, or none

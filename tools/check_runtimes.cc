@@ -69,69 +69,47 @@ class DirList {
   std::map<std::string, size_t> seen_;
 };
 
-// site-packages / dist-packages directories of the Python environments in sight, with a source.
-std::vector<std::pair<std::string, std::string>> PythonSiteDirs() {
-  std::vector<std::pair<std::string, std::string>> out;
-  auto add_prefix = [&out](const std::string& prefix, const std::string& source) {
-    if (prefix.empty()) return;
-    for (const char* layout : {"/lib/python3*/site-packages", "/lib/python3*/dist-packages",
-                               "/lib64/python3*/site-packages"}) {
-      for (const std::string& dir : Glob(prefix + layout)) out.emplace_back(dir, source);
-    }
-  };
-  add_prefix(Env("VIRTUAL_ENV"), "python wheel ($VIRTUAL_ENV)");
-  add_prefix(Env("CONDA_PREFIX"), "python wheel ($CONDA_PREFIX)");
-  add_prefix(Env("HOME").empty() ? "" : Env("HOME") + "/.local", "python wheel (user site)");
-  add_prefix("/usr/local", "python wheel (system site)");
-  add_prefix("/usr", "python wheel (system site)");
-  for (const std::string& dir : Glob("/usr/lib/python3/dist-packages")) {
-    out.emplace_back(dir, "python wheel (system site)");
-  }
-  return out;
-}
-
-// Every directory the runtime loader searches (and a few more where runtimes live), in the
-// loader's order: the default search (LD_LIBRARY_PATH, the ld.so.cache entries named
-// libcudart.so.*, the trusted directories), $CUDA_HOME / $CUDA_PATH, Python wheel layouts,
-// $CONDA_PREFIX/lib, the toolkit and distribution directories.
-std::vector<SearchDir> SystemRuntimeDirs(std::string* cache_note) {
+// Every directory the runtime loader searches, in its order (loader/cudart.h, RuntimeSearchPlan:
+// the same function the loader walks): the dynamic linker's default search (LD_LIBRARY_PATH, the
+// ld.so.cache entries named libcudart.so.*, the trusted directories; not under --root, whose
+// tree the dynamic linker does not search), then the plan's directories for every family.
+std::vector<SearchDir> SystemRuntimeDirs(const RuntimeSearchInputs& inputs,
+                                         std::string* cache_note) {
   DirList list;
-  deps::SearchEnvironment env = deps::SystemSearchEnvironment();
-  for (const std::string& dir : env.ld_library_path) list.Add(dir, "LD_LIBRARY_PATH");
-  if (!env.cache_error.empty()) *cache_note = "ld.so.cache not read: " + env.cache_error;
-  for (const deps::CacheEntry& e : env.cache) {
-    if (!IsLibraryName(e.name, "libcudart.so") || !deps::CacheEntryMatches(e, 64, kHostMachine)) continue;
-    list.Add(deps::DirName(e.path), "ld.so.cache");
-  }
-  for (const std::string& dir : env.system_dirs) list.Add(dir, "system directory");
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    std::string home = Env(var);
-    if (home.empty()) continue;
-    list.Add(home + "/lib64", std::string("$") + var);
-    list.Add(home + "/lib", std::string("$") + var);
-  }
-  for (const auto& site : PythonSiteDirs()) {
-    for (const std::string& dir : Glob(site.first + "/nvidia/cu[0-9]*/lib")) {
-      list.Add(dir, site.second);
+  if (inputs.root.empty()) {
+    deps::SearchEnvironment env = deps::SystemSearchEnvironment();
+    for (const std::string& dir : env.ld_library_path) list.Add(dir, "LD_LIBRARY_PATH");
+    if (!env.cache_error.empty()) *cache_note = "ld.so.cache not read: " + env.cache_error;
+    for (const deps::CacheEntry& e : env.cache) {
+      if (!IsLibraryName(e.name, "libcudart.so") || !deps::CacheEntryMatches(e, 64, kHostMachine)) {
+        continue;
+      }
+      list.Add(deps::DirName(e.path), "ld.so.cache");
     }
-    list.Add(site.first + "/nvidia/cuda_runtime/lib", site.second);
+    for (const std::string& dir : env.system_dirs) list.Add(dir, "system directory");
   }
-  if (!Env("CONDA_PREFIX").empty()) list.Add(Env("CONDA_PREFIX") + "/lib", "$CONDA_PREFIX");
-  const std::string target = std::string("/targets/") + kHostTargetDir + "/lib";
-  list.Add("/usr/local/cuda/lib64", "well-known directory");
-  list.Add("/usr/local/cuda" + target, "well-known directory");
-  std::vector<std::string> toolkits = Glob("/usr/local/cuda-*");
-  std::sort(toolkits.begin(), toolkits.end(), [](const std::string& a, const std::string& b) {
-    return strverscmp(a.c_str(), b.c_str()) > 0;  // newest first, as the loader
-  });
-  for (const std::string& t : toolkits) {
-    list.Add(t + "/lib64", "well-known directory");
-    list.Add(t + target, "well-known directory");
-  }
-  for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/opt/cuda/lib64"}) {
-    list.Add(dir, "well-known directory");
+  for (const PlannedRuntime& p : RuntimeSearchPlan(inputs, 0)) {
+    if (p.source == RuntimeSource::kDefaultSearch) continue;
+    list.Add(DirName(p.path), RuntimeSourceName(p.source));
   }
   return list.Take();
+}
+
+// The loader's order for the driver in front: every planned file, whether it exists (the loader
+// skips those that do not; a default-search entry is the dynamic linker's to find).
+Json SearchPlanJson(const RuntimeSearchInputs& inputs, int driver_version) {
+  Json plan = Json::array();
+  for (const PlannedRuntime& p : RuntimeSearchPlan(inputs, driver_version)) {
+    Json e = Json::object();
+    e["path"] = p.path;
+    e["source"] = RuntimeSourceName(p.source);
+    e["family"] = p.family;
+    struct stat st;
+    e["exists"] = p.source == RuntimeSource::kDefaultSearch ? Json()
+                                                             : Json(stat(p.path.c_str(), &st) == 0);
+    plan.push_back(std::move(e));
+  }
+  return plan;
 }
 
 // A wheel's runtime directory: .../site-packages/nvidia/cu13/lib or .../nvidia/cuda_runtime/lib.
@@ -360,19 +338,22 @@ Json FailedPick(int error, const std::string& message) {
   return j;
 }
 
-// What Runtime::Open picks for this driver: from the environment (use_environment), or from
-// the directories found under --search-root (search_paths). A child process, so the runtime it
+// What Runtime::Open picks for this driver: from the environment (use_environment) and the
+// search plan's inputs this listing used, or from the directories found under --search-root
+// (search_paths). A child process, so the runtime it
 // loads (and runs: cudaRuntimeGetVersion) never shares a process with the tool.
-Json PickInChild(int driver_version, const std::vector<std::string>* search_paths) {
+Json PickInChild(int driver_version, const std::vector<std::string>* search_paths,
+                 const RuntimeSearchInputs& inputs) {
   std::string failure;
   std::optional<Json> result = RunInChild(
-      [driver_version, search_paths]() {
+      [driver_version, search_paths, &inputs]() {
         RuntimeOptions options;
         options.driver_version = driver_version;
         if (search_paths != nullptr) {
           options.search_paths = *search_paths;
         } else {
           options.use_environment = true;
+          options.search_inputs = inputs;
         }
         std::unique_ptr<Runtime> runtime = Runtime::Open(options);
         if (runtime == nullptr) return FailedPick(kCudartErrorInitFailed, "out of memory");
@@ -446,10 +427,27 @@ int RunRuntimes(const Args& args, std::ostream& out, std::ostream& err) {
     }
     AddUnique(&roots, root);
   }
+  std::string root = args.get("--root");
+  if (args.has("--root") && root.empty()) {
+    err << "cudyn-check runtimes: --root needs a directory\n";
+    return kExitUsage;
+  }
+  if (!root.empty()) {
+    if (root[0] != '/' || !IsDirectory(root)) {
+      err << "cudyn-check runtimes: --root '" << root << "' is not an absolute directory\n";
+      return kExitUsage;
+    }
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    if (!roots.empty()) {
+      err << "cudyn-check runtimes: --root and --search-root exclude each other\n";
+      return kExitUsage;
+    }
+  }
+  const RuntimeSearchInputs inputs = ReadRuntimeSearchInputs(root);
 
   // Where runtimes are, and what each file is (read, never loaded here).
   std::string scan_note;
-  std::vector<SearchDir> dirs = roots.empty() ? SystemRuntimeDirs(&scan_note)
+  std::vector<SearchDir> dirs = roots.empty() ? SystemRuntimeDirs(inputs, &scan_note)
                                               : WalkRoots(roots, &scan_note);
   std::vector<RuntimeFile> files;
   for (FoundLibrary& found : FindLibraryFiles(dirs, "libcudart.so")) {
@@ -484,7 +482,7 @@ int RunRuntimes(const Args& args, std::ostream& out, std::ostream& err) {
   if (have_driver) {
     std::vector<std::string> search_paths;
     for (const SearchDir& d : dirs) search_paths.push_back(d.path);
-    pick = PickInChild(driver_version, roots.empty() ? nullptr : &search_paths);
+    pick = PickInChild(driver_version, roots.empty() ? nullptr : &search_paths, inputs);
     if (pick.value("ok", false)) {
       const std::string path = pick["path"].get<std::string>();
       const std::string real = RealPath(path);
@@ -536,6 +534,9 @@ int RunRuntimes(const Args& args, std::ostream& out, std::ostream& err) {
       dir_list.push_back(std::move(e));
     }
     j["directories"] = std::move(dir_list);
+    j["root"] = root.empty() ? Json() : Json(root);
+    // Not with --search-root: the loader then searches the directories found there instead.
+    j["search_plan"] = roots.empty() ? SearchPlanJson(inputs, driver_version) : Json();
     j["scan_note"] = scan_note.empty() ? Json() : Json(scan_note);
     Json list = Json::array();
     for (const RuntimeFile& f : files) {
@@ -587,6 +588,7 @@ int RunRuntimes(const Args& args, std::ostream& out, std::ostream& err) {
     for (const std::string& r : roots) out << " " << r;
     out << "\n";
   }
+  if (!root.empty()) out << "root: " << root << "\n";
   out << "libcudart files found: " << files.size() << " (in " << dirs.size()
       << (roots.empty() ? " directories searched" : " directories holding one") << ")\n";
   if (!scan_note.empty()) out << "note: " << scan_note << "\n";

@@ -340,6 +340,88 @@ TEST(CheckRuntimes, EveryRealDriver) {
   }
 }
 
+// ---- The search plan: what the CLI lists is what the loader tries ------------------------------
+
+// A tree with a decoy (text, so the loader rejects it and goes on) under every runtime SONAME in
+// every directory the plan names, and in two it must not (cuda/lib, a cu12 wheel directory). The
+// plan's order, written out here from its documented rule (loader/cudart.h), must be the CLI's
+// search_plan and exactly the loader's own candidate list, in the child the CLI opens it in.
+TEST(CheckRuntimes, SearchPlanIsWhatTheLoaderTries) {
+  const std::string t = ::cudyn::testing::MakeTempDir("runtimes_plan");
+  const std::string root = t + "/root";
+  const std::string venv_site = t + "/venv/lib/python3.11/site-packages";
+  const std::string conda_site = t + "/conda/lib/python3.12/site-packages";
+  const std::string user_site = t + "/user/.local/lib/python3.11/site-packages";
+  const std::string local_dist = root + "/usr/local/lib/python3.11/dist-packages";
+  const std::string system_dist = root + "/usr/lib/python3/dist-packages";
+  const std::vector<std::string> env = {"CUDA_HOME=" + t + "/cudahome", "CUDA_PATH=" + t + "/cudapath",
+                                        "VIRTUAL_ENV=" + t + "/venv", "CONDA_PREFIX=" + t + "/conda",
+                                        "HOME=" + t + "/user"};
+  const std::string target = "/targets/x86_64-linux/lib";
+  // Directories per wheel generation: 13 has its own, 11 and 12 share nvidia/cuda_runtime/lib.
+  auto dirs_for = [&](int family) {
+    const std::string wheel = family >= 13 ? "/nvidia/cu13/lib" : "/nvidia/cuda_runtime/lib";
+    std::vector<std::string> dirs = {t + "/cudahome/lib64", t + "/cudahome/lib", t + "/cudapath/lib64"};
+    for (const std::string& site : {venv_site, conda_site, user_site, local_dist, system_dist}) {
+      dirs.push_back(site + wheel);
+    }
+    for (const std::string& d :
+         {t + "/conda/lib", root + "/usr/local/cuda/lib64", root + "/usr/local/cuda" + target,
+          root + "/usr/local/cuda-12.10/lib64", root + "/usr/local/cuda-12.4/lib64",
+          root + "/usr/local/cuda-11.8" + target, root + "/usr/lib/x86_64-linux-gnu",
+          root + "/usr/lib64", root + "/opt/cuda/lib64"}) {
+      dirs.push_back(d);
+    }
+    return dirs;
+  };
+  const std::vector<std::pair<std::string, int>> sonames = {
+      {"libcudart.so.13", 13},   {"libcudart.so.12", 12},   {"libcudart.so.11.0", 11},
+      {"libcudart.so.10.2", 10}, {"libcudart.so.10.1", 10}, {"libcudart.so.10.0", 10}};
+  std::vector<std::string> off_plan = {root + "/usr/local/cuda/lib", venv_site + "/nvidia/cu12/lib"};
+  for (const auto& [soname, family] : sonames) {
+    for (const std::string& dir : dirs_for(family)) {
+      MakeDirs(dir);
+      WriteFile(dir + "/" + soname, "a decoy, not a shared library\n");
+    }
+    for (const std::string& dir : off_plan) {
+      MakeDirs(dir);
+      WriteFile(dir + "/" + soname, "a decoy off the plan\n");
+    }
+  }
+  // The cu13 directories hold only 13's decoy in the expected order; put 12's there too, as a
+  // wrong-family file the loader must not try.
+  WriteFile(venv_site + "/nvidia/cu13/lib/libcudart.so.12", "wrong family\n");
+
+  // Driver 535 is CUDA 12.2: families 12, 11 and 10.x; the 13.0 fake adds 13.
+  const std::string fake13 = ::cudyn::testing::Runfile("tests/fake_driver/cuda_13000/libcuda.so.1");
+  for (const std::string& driver : {DriverPath(535), fake13}) {
+    SCOPED_TRACE(driver);
+    ToolRun run = RunTool({"runtimes", "--driver", driver, "--root", root, "--json"}, env);
+    ASSERT_TRUE(run.json_ok) << Describe(run);
+    EXPECT_EQ(run.exit_code, 1) << "only decoys: nothing to pick";
+    std::vector<std::string> expected;
+    for (const auto& [soname, family] : sonames) {
+      if (family == 13 && driver != fake13) continue;
+      for (const std::string& dir : dirs_for(family)) expected.push_back(dir + "/" + soname);
+    }
+    std::vector<std::string> listed, tried;
+    for (const Json& e : run.json["search_plan"]) {
+      EXPECT_FALSE(e["source"].get<std::string>() == "default search") << "no default search under --root";
+      if (e["exists"].is_boolean() && e["exists"].get<bool>()) listed.push_back(e["path"].get<std::string>());
+    }
+    for (const Json& c : run.json["pick"]["candidates"]) {
+      if (c["source"].get<std::string>() == "family policy") continue;
+      tried.push_back(c["path"].get<std::string>());
+      EXPECT_EQ(c["rejection"].get<std::string>(), "dlopen_failed") << c.dump();
+    }
+    EXPECT_EQ(listed, expected);
+    EXPECT_EQ(tried, expected);
+    for (const Json& d : run.json["directories"]) {
+      for (const std::string& off : off_plan) EXPECT_NE(d["path"].get<std::string>(), off);
+    }
+  }
+}
+
 // Several roots: both walked, each file listed once.
 TEST(CheckRuntimes, SeveralSearchRoots) {
   const Tree t = MakeTree();

@@ -57,7 +57,7 @@ const std::vector<std::string>& ValueOptions(const std::string& command) {
           {"binary",
            {"--target-version", "--gpu", "--driver", "--max-cuda-version", "--search-root"}},
           {"drivers", {"--search-root"}},
-          {"runtimes", {"--driver", "--max-cuda-version", "--search-root"}},
+          {"runtimes", {"--driver", "--max-cuda-version", "--search-root", "--root"}},
           {"help", {}},
       };
   static const std::vector<std::string>* const kNone = new std::vector<std::string>();
