@@ -178,6 +178,8 @@ def footprint_table(results_dir, out):
     total = fp["total_bytes"]
     out.append("| **total** | **%d** (%.1f KiB) | %s |" % (
         total, total / 1024.0, "meets ≤ 64 KiB" if total <= fp["budget_bytes"] else "**misses** ≤ 64 KiB"))
+    for item in fp.get("not_counted", []):
+        out.append("| (not counted) %s | %d | %s |" % (item["name"], item["bytes"], item["what"]))
     out.append("")
 
 

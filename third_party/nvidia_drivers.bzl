@@ -26,9 +26,16 @@ REAL_DRIVER_MAJORS = [major for major in REAL_DRIVERS]
 # major -> the CUDA version its cuDriverGetVersion reports.
 REAL_DRIVER_CUDA_VERSIONS = {major: entry[0] for major, entry in REAL_DRIVERS.items()}
 
+# The real drivers that export cuGetProcAddress (added in CUDA 11.3), oldest first.
+REAL_DRIVER_MAJORS_WITH_GET_PROC_ADDRESS = [m for m in REAL_DRIVER_MAJORS if REAL_DRIVER_CUDA_VERSIONS[m] >= 11030]
+
 def real_driver_label(major):
     """The filegroup holding one driver's directory (libcuda.so.1 and what it needs)."""
     return "@nvidia_drivers//:libcuda_" + major
+
+def real_driver_runfiles_path(major):
+    """Where that driver's libcuda.so.1 is in a test's runfiles (rlocation path)."""
+    return "nvidia_drivers/%s/libcuda.so.1" % major
 
 # Every real driver's filegroup, oldest first.
 REAL_DRIVER_LABELS = [real_driver_label(major) for major in REAL_DRIVER_MAJORS]

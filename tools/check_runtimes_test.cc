@@ -3,7 +3,7 @@
 // 12.4.127, 12.5.39 and the CUDA 13.0 toolkit's libcudart.so.13, one in a Python wheel layout)
 // plus a truncated and a garbage libcudart.so.12, judged against the real drivers 418 (CUDA
 // 10.1), 450 (11.0), 460 (11.2), 470 (11.4) and 535 (12.2). Expected answers come from facts
-// about those files (their package versions, SONAMEs) and the family rule of DESIGN.md (13 needs
+// about those files (their package versions, SONAMEs) and the family rule of loader/DESIGN.md (13 needs
 // a 13.0 driver, 12 a 12.0, 11.x an 11.0), never from the tool's own texts.
 #include <sys/stat.h>
 #include <unistd.h>

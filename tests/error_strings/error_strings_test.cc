@@ -1,21 +1,25 @@
 // The drop-in's cuGetErrorName / cuGetErrorString answer as the real drivers do (issue 13, item 8).
 //
 // One compiled test, one process per case (env CUDYN_TEST_DRIVER_MAJOR, see BUILD):
-//  * a real driver's major (418 ... 535): libcudyn_cuda.so is dlopened with CUDYN_DRIVER_PATH at
+//  * a real driver's major (REAL_DRIVERS): libcudyn_cuda.so is dlopened with CUDYN_DRIVER_PATH at
 //    that driver, and for every code 0..999 (and some beyond) its answer equals the driver's own
 //    cuGetErrorName/cuGetErrorString (dlsym'd from the same driver): return code, string content
 //    when 0, the output pointer's value when not (the drivers store NULL). The checked-in dump
 //    version_tables/inputs/error_strings/<major>.tsv equals the live driver too.
 //  * "none": CUDYN_DRIVER_PATH names a file that does not exist, so no driver opens; the drop-in
-//    answers from the data: for every code the real 535 driver (loaded here) knows, exactly its
-//    answer; for every code any checked-in dump knows, the newest such driver's text; for the
-//    rest, 1 and NULL.
+//    answers from the data: for every code the newest real driver (loaded here) knows, exactly
+//    its answer; for every code any checked-in dump knows, the newest such driver's text (a dump
+//    of a driver not present here, recorded on the GPU machine, is data only); for the rest, 1
+//    and NULL.
+// Both lists of majors come from the BUILD file (driver_majors.h), never typed here.
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -23,6 +27,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/error_strings/driver_majors.h"
 #include "tests/util/runfiles.h"
 
 namespace {
@@ -35,7 +40,12 @@ const std::string kMajor = [] {
   return std::string(value != nullptr ? value : "");
 }();
 
-constexpr int kDriverMajors[] = {418, 450, 460, 470, 535, 580};
+// Every checked-in dump (what the drop-in's answers are generated from), oldest first, and every
+// real driver here.
+constexpr int kDumpMajors[] = {CUDYN_DUMP_MAJORS};
+constexpr int kRealDriverMajors[] = {CUDYN_REAL_DRIVER_MAJORS};
+// The one the no-driver case compares with live (the list is oldest first).
+constexpr int kNewestRealMajor = kRealDriverMajors[sizeof(kRealDriverMajors) / sizeof(int) - 1];
 
 // Codes 0..999 plus some the drivers all reject.
 std::vector<int> Codes() {
@@ -213,9 +223,19 @@ void CheckWithDriver() {
 }
 
 void CheckWithoutDriver() {
+  // Every real driver has a dump (the per-driver cases prove it equals the driver).
+  for (int major : kRealDriverMajors) {
+    EXPECT_NE(std::find(std::begin(kDumpMajors), std::end(kDumpMajors), major),
+              std::end(kDumpMajors))
+        << "no version_tables/inputs/error_strings/" << major << ".tsv";
+  }
   std::string path;
-  Library driver535 = LoadDriver("535", &path);
-  ASSERT_NE(driver535.handle, nullptr) << "driver 535 missing: run third_party/fetch_deps.sh";
+  const std::string newest = std::to_string(kNewestRealMajor);
+  Library live = LoadDriver(newest, &path);
+  ASSERT_NE(live.handle, nullptr) << "driver " << newest
+                                  << " missing: run third_party/fetch_deps.sh";
+  Dump live_dump;
+  ASSERT_TRUE(ReadDump(kNewestRealMajor, &live_dump)) << newest;
   std::string missing = cudyn::testing::MakeTempDir("no_driver") + "/absent/libcuda.so.1";
   ASSERT_EQ(missing[0], '/');
   setenv("CUDYN_DRIVER_PATH", missing.c_str(), 1);
@@ -227,20 +247,20 @@ void CheckWithoutDriver() {
 
   // Newest driver wins per code; a code only older drivers know keeps their text.
   std::map<int, std::pair<std::string, std::string>> expected;
-  for (int major : kDriverMajors) {
+  for (int major : kDumpMajors) {
     Dump dump;
     ASSERT_TRUE(ReadDump(major, &dump)) << major;
     for (auto& row : dump) expected[row.first] = row.second;
   }
-  int known_535 = 0, known_any = 0;
+  int known_live = 0, known_any = 0;
   for (int code : Codes()) {
     SCOPED_TRACE("code " + std::to_string(code));
     Answer name = Ask(shim.name, code), text = Ask(shim.string, code);
-    Answer name535 = Ask(driver535.name, code), text535 = Ask(driver535.string, code);
-    if (name535.rc == 0) {
-      ++known_535;
-      EXPECT_TRUE(Same(name535, name)) << "cuGetErrorName vs 535";
-      EXPECT_TRUE(Same(text535, text)) << "cuGetErrorString vs 535";
+    Answer live_name = Ask(live.name, code), live_text = Ask(live.string, code);
+    if (live_name.rc == 0) {
+      ++known_live;
+      EXPECT_TRUE(Same(live_name, name)) << "cuGetErrorName vs " << newest;
+      EXPECT_TRUE(Same(live_text, text)) << "cuGetErrorString vs " << newest;
     }
     auto row = expected.find(code);
     if (row != expected.end()) {
@@ -255,10 +275,10 @@ void CheckWithoutDriver() {
       EXPECT_EQ(name.out, nullptr);
       EXPECT_EQ(text.rc, 1);
       EXPECT_EQ(text.out, nullptr);
-      EXPECT_NE(name535.rc, 0);
+      EXPECT_NE(live_name.rc, 0);
     }
   }
-  EXPECT_EQ(known_535, 93);
+  EXPECT_EQ(known_live, static_cast<int>(live_dump.size()));
   EXPECT_EQ(known_any, static_cast<int>(expected.size()));
   // The shim does not copy cuda.h's documentation: what every real driver says.
   const char* text = nullptr;

@@ -5,10 +5,11 @@
 #   tests/fuzz/run_fuzzer.sh env|shim|cudart [seconds]       (default 60)
 #
 # Needs clang-14 + libclang-rt-14-dev, the CUDA headers (CUDA_PATH, default /usr/local/cuda; the
-# runtime loader of `cudart` is written for the 13.0 ones) and Bazel for the generated inputs: the
-# trampolines (//stubs:trampolines), for `cudart` the runtime table's X-macro lists
-# (//version_tables:cudart_generated_files) and, for `shim`, the fake driver it runs over
-# (//tests/fake_driver:cuda_$FUZZ_FAKE_VERSION/libcuda.so.1, default 12020).
+# runtime loader of `cudart` is written for the 13.0 ones) and Bazel for what it compiles: the
+# library sources of the target's smoke binary, listed by //tests/fuzz:<target>_fuzzer_sources
+# from that binary's deps (building it also makes the generated sources and includes), and, for
+# `shim`, the fake driver it runs over (//tests/fake_driver:cuda_$FUZZ_FAKE_VERSION/libcuda.so.1,
+# default 12020).
 # Environment: CLANGXX (default clang++-14), BAZEL (default bazel), FUZZ_CORPUS (a corpus
 # directory to use and keep; default: a temporary one), FUZZ_ARGS (extra libFuzzer flags).
 # Exit status: 0 when the time ran out without a finding; libFuzzer's non-zero status on a crash,
@@ -27,17 +28,20 @@ fake_version="${FUZZ_FAKE_VERSION:-12020}"
 fake_target="//tests/fake_driver:cuda_${fake_version}/libcuda.so.1"
 work="$(mktemp -d "${TMPDIR:-/tmp}/cudyn_${target}_fuzzer.XXXXXX")"
 
-generated=(//stubs:trampolines "$fake_target")
-[[ "$target" == cudart ]] && generated+=(//version_tables:cudart_generated_files)
-(cd "$root" && "$BAZEL" build "${generated[@]}" >&2)
+build=("//tests/fuzz:${target}_fuzzer_sources")
+[[ "$target" == shim ]] && build+=("$fake_target")
+(cd "$root" && "$BAZEL" build "${build[@]}" >&2)
 bin="$(cd "$root" && "$BAZEL" info bazel-bin 2>/dev/null)"
 
-sources=("$root"/loader/{adapters,cudyn_c,driver,log,results}.cc "$root/version_tables/api_table.cc")
-if [[ "$target" == shim ]]; then
-  sources+=("$root/stubs/shim.cc" "$bin/stubs/trampolines.cc")
-elif [[ "$target" == cudart ]]; then
-  sources+=("$root"/loader/{cudart,cudart_adapters,cudart_c,cudart_family}.cc "$root/version_tables/cudart_table.cc")
-fi
+sources=()
+while read -r kind path; do
+  case "$kind" in
+    src) sources+=("$root/$path") ;;
+    gen) sources+=("$bin/$path") ;;
+    *) echo "run_fuzzer.sh: bad line '$kind $path' in ${target}_fuzzer_sources.txt" >&2; exit 2 ;;
+  esac
+done <"$bin/tests/fuzz/${target}_fuzzer_sources.txt"
+((${#sources[@]})) || { echo "run_fuzzer.sh: no sources listed for $target" >&2; exit 2; }
 source "$here/libfuzzer.sh"
 libfuzzer_build "$work/${target}_fuzzer" -DSPDLOG_HEADER_ONLY -DFMT_HEADER_ONLY \
   -I"$root" -I"$bin" -I"$root/version_tables/interop_shim" -isystem "$cuda_include" \

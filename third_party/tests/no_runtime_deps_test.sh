@@ -1,6 +1,6 @@
 #!/bin/bash
 # Asserts that a binary using @spdlog/@fmt does not need libspdlog.so or libfmt.so at run time
-# (DESIGN "Contracts": shipped libraries depend on glibc and libstdc++ only).
+# (loader/DESIGN.md "Contracts": shipped libraries depend on glibc and libstdc++ only).
 set -euo pipefail
 status=0
 for bin in "$@"; do
