@@ -85,8 +85,10 @@ std::vector<FootprintItem> DispatchFootprint() {
                  "the trampolines' slot per entry (the hot-path pointer)"),
       FromSymbol("g_default_slots", "_ZN5cudyn15g_default_slotsE",
                  "the default driver's bound function per entry (its Resolve cache)"),
-      {"Driver", "", "one Driver object: per-entry status/via/log flags + state",
+      {"Driver", "", "one Driver object: discovery state, candidates, its table's pointer",
        sizeof(cudyn::Driver), true, true},
+      {"Driver entry table", "", "per-entry status/via/log flags (heap, loader/core.h)",
+       cudyn::Driver::TableBytes(/*owns_slots=*/false), true, true, /*heap=*/true},
   };
 }
 
@@ -98,7 +100,7 @@ std::vector<FootprintItem> NotCounted() {
       FromSymbol("kResults", "8kResultsE",
                  "CUresult names and strings for cuGetErrorName/String without a driver; not "
                  "dispatch data"),
-      FromSymbol("unopened Driver", "_ZZN5cudyn13DefaultDriverEvE8unopened",
+      FromSymbol("unopened Driver", "_ZZN5cudyn8internal15DefaultInstanceINS_6DriverEEERT_vE8unopened",
                  "the fallback Driver DefaultDriver() constructs only when the real one cannot be "
                  "allocated; its bss is not written otherwise"),
   };

@@ -2,7 +2,8 @@
 // the generated tables, the trampoline and adapter address tables, both slot arrays (the
 // trampolines' and the default driver's), and the per-driver state. Each size is the st_size of
 // the object's symbol in this executable's ELF symbol table (file-local tables included), or
-// sizeof for the Driver object, which has no symbol of its own. Requires an unstripped executable
+// sizeof for the Driver object, which has no symbol of its own, and Driver::TableBytes for its
+// entry table, allocated when the driver opens. Requires an unstripped executable
 // (Bazel's default).
 //
 // cudyn's other data objects of kAccountedBytes or more are listed too, measured but not counted,
@@ -24,6 +25,7 @@ struct FootprintItem {
   size_t bytes = 0;
   bool per_driver = false;  // allocated per Driver object (the default driver has one)
   bool found = true;        // false when the symbol was not found (bytes is then 0)
+  bool heap = false;        // allocated at run time (no symbol): the Driver's entry table
 };
 
 // The counted items, static tables first. The "tables + slots" total of one process using the

@@ -176,6 +176,11 @@ class Driver {
   // Text of the last failure: symbol, versions, path.
   std::string last_error() const noexcept;
 
+  // Heap bytes one Driver's entry table takes (loader/core.h: status, via and log flags per
+  // entry, the table object; the slot array too when the Driver owns it, i.e. all but the
+  // default driver, whose slots are g_default_slots). For footprint accounting.
+  static size_t TableBytes(bool owns_slots);
+
   // The instance id custom adapters use to reach this driver, or -1 if none was free.
   int adapter_instance() const { return adapter_instance_; }
   // Called by an adapter that cannot express its caller's arguments on this driver (it then

@@ -421,6 +421,11 @@ void Driver::NoteAdapterCannotExpress(int index, const char* why) noexcept {
   }
 }
 
+size_t Driver::TableBytes(bool owns_slots) {
+  return sizeof(internal::EntryTable) + internal::EntryTable::kBytesPerEntry * kEntryCount +
+         (owns_slots ? sizeof(std::atomic<void*>) * kEntryCount : 0);
+}
+
 int Driver::BindAll() { return table_ != nullptr ? table_->BindAll() : kEntryCount; }
 
 std::string Driver::driver_symbol(int index) const noexcept {
