@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds tools/zip/zip_fuzzer.cc with clang++-14 (-fsanitize=fuzzer,address,undefined) outside
 # Bazel, seeds a corpus with zips written by Python's zipfile (stored, deflated, ZIP64, a
-# directory entry) and this machine's /etc/ld.so.cache, and runs it.
+# directory entry), small zip bombs (testdata/make_bombs.py --small: zeros, the ELF magic then
+# zeros, many members, overlapping entries) and this machine's /etc/ld.so.cache, and runs it.
 #
 #   tools/zip/run_fuzzer.sh [seconds]        (default 60)
 #
@@ -37,6 +38,7 @@ write("stored.zip", [("a.so", body), ("dir/", b"")], zipfile.ZIP_STORED)
 write("deflated.zip", [("lib/libx.so.1", body), ("pkg/__init__.py", b"")], zipfile.ZIP_DEFLATED)
 write("zip64.zip", [("big.so", body)], zipfile.ZIP_DEFLATED, zip64=True)
 PY
+python3 "$here/testdata/make_bombs.py" "$seeds" --small
 if [[ -r /etc/ld.so.cache ]]; then head -c 60000 /etc/ld.so.cache >"$seeds/ld.so.cache"; fi
 echo "seeds: $(ls "$seeds" | wc -l) files in $seeds"
 

@@ -224,7 +224,7 @@ TEST(ZipReader, NotAZip) {
   std::vector<ZipEntry> entries;
   std::string error;
   EXPECT_FALSE(ReadZipDirectory(nullptr, 0, &entries, &error));
-  EXPECT_FALSE(ReadZipDirectory(nullptr, 0, &entries, nullptr));
+  EXPECT_FALSE(ReadZipDirectory(nullptr, 0, &entries, static_cast<std::string*>(nullptr)));
 }
 
 TEST(ZipReader, Truncated) {
@@ -329,9 +329,15 @@ TEST(ZipReader, BogusEntries) {
   EXPECT_FALSE(ExtractZipEntry(zip.data(), zip.size(), e, &out, &error));
   EXPECT_TRUE(Contains(error, "more than the declared")) << error;
   e = entries[2];
-  e.uncompressed_size = uint64_t{1} << 33;  // a lie: only 20000 bytes come out
+  e.uncompressed_size = uint64_t{1} << 20;  // a lie: only 20000 bytes come out
   EXPECT_FALSE(ExtractZipEntry(zip.data(), zip.size(), e, &out, &error));
   EXPECT_TRUE(Contains(error, "inflates to 20000 bytes")) << error;
+  e.uncompressed_size = uint64_t{1} << 33;  // a lie no real member tells: refused up front
+  ZipError typed;
+  ArchiveBudget budget;
+  EXPECT_FALSE(ExtractZipEntry(zip.data(), zip.size(), e, &out, &typed, &budget));
+  EXPECT_EQ(typed.kind, ZipErrorKind::kMemberTooLarge);
+  EXPECT_EQ(budget.output_bytes, 0u);
   e = entries[1];
   e.uncompressed_size += 1;
   EXPECT_FALSE(ExtractZipEntry(zip.data(), zip.size(), e, &out, &error));
