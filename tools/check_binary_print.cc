@@ -1,70 +1,14 @@
-// `cudyn-check binary`: the printers (human text and the `files[]` JSON) of one file's analysis
-// and verdict. No analysis here: check_binary.cc reads and judges.
+// `cudyn-check binary`: the printers (see check_binary_print.h).
+#include "tools/check_binary_print.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "tools/check_binary.h"
-
 namespace cudyn {
 namespace check {
 
-std::string Join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += sep;
-    out += items[i];
-  }
-  return out;
-}
-
-std::string CudynEvidence(const BinaryAnalysis& a) {
-  std::vector<std::string> parts;
-  if (!a.cudyn_needed.empty()) parts.push_back("DT_NEEDED " + Join(a.cudyn_needed, ", "));
-  if (a.defined_driver_symbols > 0) {
-    parts.push_back("defines " + std::to_string(a.defined_driver_symbols) +
-                    " driver-API symbols itself (static cudyn drop-in)");
-  }
-  if (a.static_cudyn_marker) parts.push_back("static: the cudyn loader is compiled in");
-  return Join(parts, "; ");
-}
-
-std::string CudaErrorText(int error) {
-  std::string name = layers::CudaErrorName(error);
-  return std::to_string(error) + (name.empty() ? "" : " " + name);
-}
-
-std::string RuntimeFindingText(const layers::RuntimeLayer& r) {
-  const std::string needs =
-      r.min_driver > 0 ? " -> needs a " + layers::CudaVersionText(r.min_driver) + " driver" : "";
-  switch (r.linkage) {
-    case layers::RuntimeLinkage::kNone: return "none (no CUDA runtime linked or embedded)";
-    case layers::RuntimeLinkage::kStatic:
-      if (r.runtime_version == 0) return "embeds a CUDA runtime of unknown version (static)";
-      return "embeds the CUDA runtime " + layers::CudaVersionText(r.runtime_version) +
-             " (static)" + needs;
-    case layers::RuntimeLinkage::kDynamic: return "links " + r.library + " (shared)" + needs;
-    case layers::RuntimeLinkage::kIsRuntime:
-      return "is the CUDA runtime " + r.library + " (shared)" + needs;
-  }
-  return "?";
-}
-
 namespace {
-
-std::string IsaText(int major, int minor) {
-  return std::to_string(major) + "." + std::to_string(minor);
-}
-
-std::vector<std::string> ImageArchs(const layers::KernelLayer& k, bool ptx) {
-  std::vector<std::string> out;
-  for (const layers::KernelImage& img : k.images) {
-    if (img.ptx != ptx) continue;
-    std::string name = img.arch.Name(ptx ? "compute_" : "sm_");
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-  }
-  return out;
-}
 
 const char* RuntimeLinkageJson(layers::RuntimeLinkage l) {
   switch (l) {
@@ -76,29 +20,6 @@ const char* RuntimeLinkageJson(layers::RuntimeLinkage l) {
 }
 
 }  // namespace
-
-std::string KernelSummaryText(const layers::KernelLayer& k) {
-  if (!k.has_device_code) return "none (no device code)";
-  std::vector<std::string> parts;
-  std::vector<std::string> sass = ImageArchs(k, false);
-  std::vector<std::string> ptx = ImageArchs(k, true);
-  if (!sass.empty()) parts.push_back(Join(sass, ", ") + " SASS");
-  if (!ptx.empty()) {
-    std::string isa = IsaText(k.min_isa_major, k.min_isa_minor);
-    if (k.max_isa_major != k.min_isa_major || k.max_isa_minor != k.min_isa_minor) {
-      isa += "-" + IsaText(k.max_isa_major, k.max_isa_minor);
-    }
-    parts.push_back(Join(ptx, ", ") + " PTX (ISA " + isa + ")");
-  }
-  if (sass.empty() && ptx.empty()) parts.push_back("no SASS or PTX");
-  std::string text = Join(parts, ", ");
-  if (k.entries > 1) {
-    text += "; " + std::to_string(k.entries) + " fatbin entries";
-    if (k.compressed_entries > 0) text += ", " + std::to_string(k.compressed_entries) + " compressed";
-  }
-  if (k.self_loaded) text += " (loaded by the file itself, not registered with a runtime)";
-  return text;
-}
 
 namespace {
 
@@ -342,30 +263,6 @@ void PrintBinaryFile(std::ostream& out, const BinaryAnalysis& a, const BinaryVer
   }
 }
 
-bool HasCudaContent(const BinaryAnalysis& a) {
-  return !a.imports.empty() || !a.libcuda_needed.empty() || a.links_cudyn() ||
-         a.is_driver_library || a.runtime.linkage != layers::RuntimeLinkage::kNone ||
-         a.kernels.has_device_code || !a.named.empty();
-}
-
-SetMinimum FindSetMinimum(const std::vector<JudgedInput>& files) {
-  SetMinimum m;
-  for (const JudgedInput& f : files) {
-    if (!f.input.analysis.error.empty()) continue;
-    if (m.version < 0) break;  // a file no driver runs decides the set
-    const MinimumDriver& d = f.minimum;
-    // A minimum that comes from a dependency is that dependency's own, which is in the set too.
-    if (d.layer == layers::Layer::kDependencies) continue;
-    if (d.version < 0 || d.version > m.version) {
-      m.version = d.version;
-      m.path = f.input.analysis.path;
-      m.layer = d.layer;
-      m.reason = d.reason;
-    }
-  }
-  return m;
-}
-
 namespace {
 
 Json MinimumJson(int version, layers::Layer layer, const std::string& reason) {
@@ -397,6 +294,12 @@ void AddInputFields(const JudgedInput& f, Json* file_json) {
   j["minimum_driver"] = f.input.analysis.error.empty()
                             ? MinimumJson(f.minimum.version, f.minimum.layer, f.minimum.reason)
                             : Json();
+  j["error_kind"] = f.input.error_kind == InputErrorKind::kNone
+                        ? Json()
+                        : Json(InputErrorKindName(f.input.error_kind));
+  j["zip_error"] = f.input.zip_error == zip::ZipErrorKind::kNone
+                       ? Json()
+                       : Json(zip::ZipErrorKindName(f.input.zip_error));
 }
 
 Json InputSetJson(const InputSet& set, const std::vector<JudgedInput>& files,
@@ -475,6 +378,106 @@ void PrintInputSetSummary(std::ostream& out, const InputSet& set,
         << " (not ELF, or not shared objects in a wheel) not judged\n";
   }
   if (!set.search_note.empty()) out << "note: " << set.search_note << "\n";
+}
+
+namespace {
+
+std::vector<std::string> GpuNames(const BinaryTarget& target) {
+  std::vector<std::string> names;
+  for (const layers::GpuArch& g : target.gpus) names.push_back(g.Name("sm_"));
+  return names;
+}
+
+Json GpusJson(const BinaryAnswer& answer) {
+  Json gpus = Json::object();
+  Json archs = Json::array();
+  for (const std::string& g : GpuNames(answer.target)) archs.push_back(g);
+  gpus["archs"] = std::move(archs);
+  gpus["source"] = answer.gpu_source;
+  gpus["note"] = answer.gpu_note.empty() ? Json() : Json(answer.gpu_note);
+  return gpus;
+}
+
+// "target: ...", the candidates of a driver that did not open, "gpu: ...".
+void PrintTarget(std::ostream& out, const BinaryAnswer& answer) {
+  out << "target: " << answer.target_text << "\n";
+  if (answer.target.version == 0 && answer.failed_driver != nullptr) {
+    out << "driver candidates tried:\n";
+    PrintCandidates(out, answer.failed_driver->candidates(), "  ");
+  }
+  const std::vector<std::string> gpu_names = GpuNames(answer.target);
+  if (!gpu_names.empty()) {
+    out << "gpu: " << Join(gpu_names, ", ") << " (" << answer.gpu_source << ")\n";
+  } else {
+    out << "gpu: none (" << (answer.gpu_note.empty() ? "no --gpu" : answer.gpu_note)
+        << "): kernel verdicts that depend on the GPU are unknown\n";
+  }
+}
+
+// One block per file, but files without CUDA content that were not named as arguments (they are
+// summarised in one line by PrintInputSetSummary).
+void PrintFiles(std::ostream& out, const BinaryAnswer& answer) {
+  for (const JudgedInput& r : answer.files) {
+    const BinaryAnalysis& a = r.input.analysis;
+    if (a.error.empty() && r.input.origin != InputOrigin::kArgument && !HasCudaContent(a)) {
+      continue;
+    }
+    out << "\n";
+    if (!a.error.empty()) {
+      out << a.path << "\n  error: " << a.error << "\n";
+    } else {
+      PrintBinaryFile(out, a, r.verdict, answer.target.version, &r.minimum);
+    }
+    if (r.input.origin == InputOrigin::kDependency) {
+      out << "  needed by " << r.input.needed_by << " as " << r.input.needed_as << " (found by "
+          << r.input.found_by << ")\n";
+    }
+  }
+}
+
+// "3 files: 2 compatible, 1 incompatible (exit 1)".
+void PrintCounts(std::ostream& out, const BinaryAnswer& answer) {
+  int counts[6] = {0, 0, 0, 0, 0, 0};
+  for (const JudgedInput& r : answer.files) ++counts[static_cast<int>(r.verdict.verdict)];
+  const size_t n_files = answer.files.size();
+  out << "\n" << n_files << (n_files == 1 ? " file: " : " files: ");
+  std::vector<std::string> parts;
+  const Verdict order[] = {Verdict::kCompatible, Verdict::kIncompatible, Verdict::kPortable,
+                           Verdict::kUndecided, Verdict::kNotApplicable, Verdict::kError};
+  for (Verdict verdict : order) {
+    int n = counts[static_cast<int>(verdict)];
+    if (n > 0) parts.push_back(std::to_string(n) + " " + VerdictName(verdict));
+  }
+  out << Join(parts, ", ") << " (exit " << answer.exit_code << ")\n";
+}
+
+}  // namespace
+
+Json BinaryAnswerJson(const BinaryAnswer& answer) {
+  Json j = Json::object();
+  j["command"] = "binary";
+  j["target"] = answer.target_json;
+  j["driver"] = answer.driver_json;
+  j["gpus"] = GpusJson(answer);
+  Json files = Json::array();
+  for (const JudgedInput& r : answer.files) {
+    Json f = BinaryFileJson(r.input.analysis, r.verdict, answer.target.version);
+    AddInputFields(r, &f);
+    files.push_back(std::move(f));
+  }
+  j["files"] = std::move(files);
+  j["set"] = InputSetJson(answer.inputs, answer.files, answer.set_minimum);
+  j["exit_code"] = answer.exit_code;
+  return j;
+}
+
+void PrintBinaryAnswer(std::ostream& out, const BinaryAnswer& answer) {
+  PrintTarget(out, answer);
+  PrintFiles(out, answer);
+  if (answer.is_set) {
+    PrintInputSetSummary(out, answer.inputs, answer.files, answer.set_minimum);
+  }
+  PrintCounts(out, answer);
 }
 
 }  // namespace check

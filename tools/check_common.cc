@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "tools/elf/elf_reader.h"
+#include "version_tables/api_table.h"
 
 namespace cudyn {
 namespace check {
@@ -733,6 +734,60 @@ Json ProbeDriverFile(const std::string& path) {
   j["loaded_path"] = "";
   j["preloaded"] = Json::array();
   return j;
+}
+
+std::string Join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+namespace {
+
+// Plain C types of the driver functions asked for the devices' compute capabilities.
+using CuInitFn = int (*)(unsigned);
+using CuDeviceGetCountFn = int (*)(int*);
+using CuDeviceGetFn = int (*)(int*, int);
+using CuDeviceGetAttributeFn = int (*)(int*, int, int);
+constexpr int kAttrComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+constexpr int kAttrComputeCapabilityMinor = 76;
+
+}  // namespace
+
+std::vector<layers::GpuArch> DriverGpus(Driver& d, std::string* note, int* device_count) {
+  std::vector<layers::GpuArch> gpus;
+  auto init = reinterpret_cast<CuInitFn>(d.Resolve(kEntry_cuInit));
+  int rc = init != nullptr ? init(0) : -1;
+  if (rc != 0) {
+    *note = "cuInit(0) returned " + (rc < 0 ? std::string("nothing (no cuInit)")
+                                           : std::to_string(rc) + " " + ResultNameText(rc));
+    return gpus;
+  }
+  auto count_fn = reinterpret_cast<CuDeviceGetCountFn>(d.Resolve(kEntry_cuDeviceGetCount));
+  auto get_fn = reinterpret_cast<CuDeviceGetFn>(d.Resolve(kEntry_cuDeviceGet));
+  auto attr_fn = reinterpret_cast<CuDeviceGetAttributeFn>(d.Resolve(kEntry_cuDeviceGetAttribute));
+  int count = 0;
+  if (device_count != nullptr) *device_count = 0;
+  if (count_fn == nullptr || get_fn == nullptr || attr_fn == nullptr || count_fn(&count) != 0) {
+    *note = "cuDeviceGetCount failed";
+    return gpus;
+  }
+  if (device_count != nullptr) *device_count = count;
+  for (int ordinal = 0; ordinal < count && ordinal < 1024; ++ordinal) {
+    int handle = 0, major = 0, minor = 0;
+    if (get_fn(&handle, ordinal) != 0 ||
+        attr_fn(&major, kAttrComputeCapabilityMajor, handle) != 0 ||
+        attr_fn(&minor, kAttrComputeCapabilityMinor, handle) != 0 || major <= 0) {
+      continue;
+    }
+    layers::GpuArch arch{major, minor, '\0'};
+    if (std::find(gpus.begin(), gpus.end(), arch) == gpus.end()) gpus.push_back(arch);
+  }
+  if (gpus.empty()) *note = "the driver reports no device";
+  return gpus;
 }
 
 }  // namespace check

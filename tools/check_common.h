@@ -13,6 +13,7 @@
 
 #include "loader/cudyn.h"
 #include "nlohmann/json.hpp"
+#include "tools/layers/kernel_layer.h"
 
 namespace cudyn {
 namespace check {
@@ -55,6 +56,8 @@ std::string RealPath(const std::string& path);
 bool IsDirectory(const std::string& path);
 // Every path matching the shell pattern, sorted.
 std::vector<std::string> Glob(const std::string& pattern);
+// The items separated by `sep`.
+std::string Join(const std::vector<std::string>& items, const std::string& sep);
 // Appends `item` unless `list` holds it already.
 void AddUnique(std::vector<std::string>* list, const std::string& item);
 // `name` is `base` ("libcudart.so") or `base` + "." + anything ("libcudart.so.13"; not
@@ -115,6 +118,10 @@ void PrintCandidates(std::ostream& out, const std::vector<DriverCandidate>& cand
 void PrintNoDriver(std::ostream& out, const OpenedDriver& opened);
 // "the --driver option", "the CUDYN_DRIVER_PATH environment variable", ...
 std::string FoundByText(CandidateSource found_by);
+
+// The compute capabilities of the driver's devices (deduplicated), empty when cuInit fails or
+// there are none; *note says why, for people; *device_count (optional): cuDeviceGetCount's answer.
+std::vector<layers::GpuArch> DriverGpus(Driver& d, std::string* note, int* device_count = nullptr);
 
 // ---- System library directories ---------------------------------------------------------------
 

@@ -8,13 +8,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
 #include <new>
 
-#include "tools/check_binary.h"
 #include "tools/deps/library_search.h"
+#include "tools/util/mapped_file.h"
 #include "tools/zip/zip_reader.h"
 
 namespace cudyn {
@@ -59,9 +62,15 @@ std::string RealPath(const std::string& path) {
 // A wheel: mapped for the whole run; its shared objects by member name.
 struct Archive {
   std::string path;
+  InputOrigin origin = InputOrigin::kWheel;
+  bool is_argument = false;  // named on the command line (not found in a directory)
   MappedFile file;
   std::vector<zip::ZipEntry> entries;
   std::map<std::string, size_t> shared_objects;  // member name -> entries index
+  // What inflating its members has cost: the zip reader's limits hold for the wheel as a whole.
+  zip::ArchiveBudget budget;
+  size_t reported = 0;  // members judged or reported as errors
+  size_t not_elf = 0;   // members named like shared objects that are not ELF
 };
 
 // A file still to be read.
@@ -92,6 +101,7 @@ class Collector {
       queue_.pop_front();
       Process(p);
     }
+    for (const auto& archive : archives_) ReportIfNothingJudged(*archive);
     return std::move(set_);
   }
 
@@ -110,6 +120,7 @@ class Collector {
         f.analysis.error = arg + ": a directory without ELF files or wheels (" +
                            std::to_string(set_.skipped_files - skipped_before) +
                            " other files)";
+        f.error_kind = InputErrorKind::kNothingToJudge;
         f.origin = InputOrigin::kDirectory;
         set_.files.push_back(std::move(f));
       }
@@ -119,7 +130,7 @@ class Collector {
     const bool has_magic = exists && S_ISREG(st.st_mode) && ReadMagic(arg, magic);
     if (exists && S_ISREG(st.st_mode) && !(has_magic && IsElfMagic(magic)) &&
         (EndsWith(arg, ".whl") || (has_magic && zip::LooksLikeZip(magic, 4)))) {
-      AddArchive(arg, InputOrigin::kWheel);
+      AddArchive(arg, InputOrigin::kWheel, /*is_argument=*/true);
       return;
     }
     Pending p;
@@ -134,6 +145,7 @@ class Collector {
       InputFile f;
       f.analysis.path = dir;
       f.analysis.error = dir + ": cannot read directory: " + std::strerror(errno);
+      f.error_kind = InputErrorKind::kFile;
       f.origin = InputOrigin::kDirectory;
       set_.files.push_back(std::move(f));
       return;
@@ -168,25 +180,30 @@ class Collector {
         p.origin = InputOrigin::kDirectory;
         Enqueue(std::move(p), RealPath(path));
       } else if (EndsWith(name, ".whl") && zip::LooksLikeZip(magic, 4)) {
-        AddArchive(path, InputOrigin::kWheel);
+        AddArchive(path, InputOrigin::kWheel, /*is_argument=*/false);
       } else {
         ++set_.skipped_files;
       }
     }
   }
 
-  void AddArchive(const std::string& path, InputOrigin origin) {
+  void AddArchive(const std::string& path, InputOrigin origin, bool is_argument) {
     const std::string key = RealPath(path);
     if (!reported_as_.emplace(key, path).second) return;
     auto archive = std::make_unique<Archive>();
     archive->path = path;
+    archive->origin = origin;
+    archive->is_argument = is_argument;
     std::string error;
-    if (!archive->file.Open(path, &error) ||
-        !zip::ReadZipDirectory(archive->file.data(), archive->file.size(), &archive->entries,
-                               &error)) {
+    zip::ZipError zip_error;
+    const bool opened = archive->file.Open(path, &error);
+    if (!opened || !zip::ReadZipDirectory(archive->file.data(), archive->file.size(),
+                                          &archive->entries, &zip_error)) {
       InputFile f;
       f.analysis.path = path;
-      f.analysis.error = path + ": " + error;
+      f.analysis.error = path + ": " + (opened ? zip_error.message : error);
+      f.error_kind = opened ? InputErrorKind::kArchive : InputErrorKind::kFile;
+      f.zip_error = zip_error.kind;
       f.origin = origin;
       set_.files.push_back(std::move(f));
       return;
@@ -243,22 +260,55 @@ class Collector {
     f.needed_as = p.needed_as;
     f.found_by = p.found_by;
     if (p.archive != nullptr) {
-      std::vector<uint8_t> bytes;
-      std::string error;
-      if (!zip::ExtractZipEntry(p.archive->file.data(), p.archive->file.size(),
-                                p.archive->entries[p.entry], &bytes, &error)) {
-        f.analysis.path = p.path;
-        f.analysis.error = p.path + ": " + error;
-      } else if (bytes.size() < 4 || !IsElfMagic(bytes.data())) {
-        ++set_.skipped_files;  // named like a shared object, but not ELF
-        return;
-      } else {
-        f.analysis = AnalyzeBinaryImage(p.path, bytes.data(), bytes.size());
-      }
+      if (!ProcessMember(p, &f)) return;  // not ELF
     } else {
       f.analysis = AnalyzeBinary(p.path);
     }
+    if (!f.analysis.error.empty() && f.error_kind == InputErrorKind::kNone) {
+      f.error_kind = InputErrorKind::kFile;
+    }
     if (options_.deps && f.analysis.error.empty()) FollowNeeded(p, f.analysis);
+    set_.files.push_back(std::move(f));
+  }
+
+  // A wheel member, inflated only as far as deciding needs: its first bytes, then the rest of an
+  // ELF member. False when it is not ELF (counted as skipped, not reported).
+  bool ProcessMember(const Pending& p, InputFile* f) {
+    Archive& archive = *p.archive;
+    zip::EntryReader reader(archive.file.data(), archive.file.size(), archive.entries[p.entry],
+                            &archive.budget);
+    zip::ZipError error;
+    bool ok = reader.Peek(4, &error);
+    if (ok && (reader.size() < 4 || !IsElfMagic(reader.data()))) {
+      ++set_.skipped_files;  // named like a shared object, but not ELF
+      ++archive.not_elf;
+      return false;
+    }
+    ok = ok && reader.ReadAll(&error);
+    ++archive.reported;
+    if (!ok) {
+      f->analysis.path = p.path;
+      f->analysis.error = p.path + ": " + error.message;
+      f->error_kind = InputErrorKind::kArchive;
+      f->zip_error = error.kind;
+      return true;
+    }
+    f->analysis = AnalyzeBinaryImage(p.path, reader.data(), reader.size());
+    return true;
+  }
+
+  // A wheel named on the command line with nothing to judge in it is an error, as a directory
+  // is: most likely the wrong file; say so instead of "compatible".
+  void ReportIfNothingJudged(const Archive& archive) {
+    if (!archive.is_argument || archive.reported > 0) return;
+    InputFile f;
+    f.analysis.path = archive.path;
+    f.analysis.error = archive.path + ": a wheel without ELF shared objects (" +
+                       std::to_string(archive.entries.size()) + " members, " +
+                       std::to_string(archive.not_elf) +
+                       " of them named like shared objects but not ELF)";
+    f.error_kind = InputErrorKind::kNothingToJudge;
+    f.origin = archive.origin;
     set_.files.push_back(std::move(f));
   }
 
@@ -326,6 +376,16 @@ class Collector {
 
 }  // namespace
 
+const char* InputErrorKindName(InputErrorKind kind) {
+  switch (kind) {
+    case InputErrorKind::kNone: return "";
+    case InputErrorKind::kFile: return "file";
+    case InputErrorKind::kNothingToJudge: return "nothing_to_judge";
+    case InputErrorKind::kArchive: return "archive";
+  }
+  return "file";
+}
+
 const char* InputOriginName(InputOrigin origin) {
   switch (origin) {
     case InputOrigin::kArgument: return "argument";
@@ -343,6 +403,7 @@ InputSet CollectInputs(const std::vector<std::string>& arguments, const InputOpt
     InputSet set;
     InputFile f;
     f.analysis.error = "out of memory while collecting the input files";
+    f.error_kind = InputErrorKind::kFile;
     set.files.push_back(std::move(f));
     return set;
   }

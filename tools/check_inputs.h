@@ -5,7 +5,11 @@
 //   found there are read as below; other files are counted, not judged;
 // * a Python wheel (a zip: *.whl, or any zip given as an argument): every shared object inside
 //   (members named *.so or *.so.N...), decompressed in memory one at a time, never unpacked to
-//   disk; reported as "<wheel>!/<member>";
+//   disk; reported as "<wheel>!/<member>". A member is inflated only as far as deciding needs:
+//   its first four bytes, then, for an ELF member, the rest under the zip reader's limits
+//   (tools/zip/zip_reader.h: member size, compression ratio, total per wheel; overlapping
+//   entries refuse the wheel), so a zip bomb costs a few MB and milliseconds and is reported as
+//   an error of kind kArchive with its zip::ZipErrorKind;
 // * with `deps`: what each of those needs (DT_NEEDED), found as the dynamic linker would
 //   (tools/deps: RPATH/RUNPATH with $ORIGIN — inside a wheel, relative to the member —,
 //   LD_LIBRARY_PATH, /etc/ld.so.cache, the system directories), followed transitively. The driver
@@ -18,7 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include "tools/check.h"
+#include "tools/binary_analysis.h"
+#include "tools/zip/zip_reader.h"
 
 namespace cudyn {
 namespace check {
@@ -26,9 +31,21 @@ namespace check {
 enum class InputOrigin { kArgument, kDirectory, kWheel, kDependency };
 const char* InputOriginName(InputOrigin origin);  // "argument", "directory", "wheel", "dependency"
 
+// Why a file could not be judged (analysis.error is set), for --json consumers that decide by
+// kind ("error_kind"), never by the message.
+enum class InputErrorKind {
+  kNone,
+  kFile,            // unreadable, not ELF, malformed ELF or fatbin
+  kNothingToJudge,  // a directory or wheel argument without ELF files in it
+  kArchive,         // the zip reader refused a wheel or one of its members: see zip_error
+};
+const char* InputErrorKindName(InputErrorKind kind);  // "", "file", "nothing_to_judge", "archive"
+
 // One analysed file and how it came to be judged.
 struct InputFile {
   BinaryAnalysis analysis;
+  InputErrorKind error_kind = InputErrorKind::kNone;
+  zip::ZipErrorKind zip_error = zip::ZipErrorKind::kNone;  // with kArchive
   InputOrigin origin = InputOrigin::kArgument;
   std::string needed_by;  // kDependency: the first file that needs it
   std::string needed_as;  // kDependency: the DT_NEEDED name

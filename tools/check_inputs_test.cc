@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "tests/util/runfiles.h"
 #include "tools/testing/run_tool.h"
+#include "tools/zip/testing/zip_bombs.h"
 
 namespace cudyn {
 namespace check {
@@ -117,7 +118,7 @@ TEST_F(InstallTest, DepsFollowRunpathAndLdLibraryPath) {
   EXPECT_EQ((*cudart)["found_by"], "LD_LIBRARY_PATH");
   EXPECT_EQ((*cudart)["needed_as"], "libcudart.so.13");
   EXPECT_EQ((*cudart)["minimum_driver"]["version"], 13000);
-  // Layer 4: the program itself fails through the library it needs (DESIGN.md), named.
+  // Layer 4: the program itself fails through the library it needs (loader/DESIGN.md), named.
   const Json* prog = File(run, "/bin/app_kern");
   ASSERT_NE(prog, nullptr);
   EXPECT_EQ((*prog)["verdict"], "incompatible");
@@ -245,6 +246,84 @@ TEST_F(InstallTest, WheelMembersAndTheirRunpathInsideTheWheel) {
   EXPECT_NE(run.json["files"][0]["error"].get<std::string>().find(bad + ": "),
             std::string::npos);
   EXPECT_NE(run.err.find(bad), std::string::npos) << run.err;
+}
+
+// Zip bombs (tools/zip/testdata/make_bombs.py's, full size, built here): each wheel is answered
+// with a typed error (error_kind, zip_error; exit 2) at once, the process stays within 64 MiB of
+// its footprint on the program alone (before the bounds: 2 GiB of zeros took 2.1 GB and
+// seconds), and everything else in the same command is still judged: another file, and the good
+// member of a wheel that also holds a bomb.
+TEST_F(InstallTest, ZipBombsAreClearErrorsAndLoseNothingElse) {
+  namespace bombs = ::cudyn::zip::testing;
+  using bombs::kGiB;
+  using bombs::kMiB;
+  auto write = [&](const std::string& name, const bombs::Bytes& bytes) {
+    const std::string path = root_ + "/" + name;
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<long>(bytes.size()));
+    return path;
+  };
+  // Declares 4 bytes, holds 2 GiB of zeros: not ELF from its first bytes, nothing else to judge.
+  bombs::Member lying = bombs::ZerosMember("lib/libzeros.so", {}, 2 * kGiB);
+  lying.uncompressed_size = 4;
+  bombs::ZipWriter lying_zip;
+  lying_zip.AddEntry(lying);
+  // A bomb beside a real library in one wheel.
+  bombs::ZipWriter mixed;
+  mixed.AddEntry(bombs::ZerosMember("lib/libbomb.so", bombs::ElfMagic(), kGiB));
+  const std::string kern = ::cudyn::check::testing::ReadFile(app_ + "/lib/libkern_sm90.so");
+  mixed.AddEntry(
+      bombs::DeflatedMember("lib/libkern_sm90.so", bombs::Bytes(kern.begin(), kern.end())));
+  struct Case {
+    std::string wheel;
+    size_t errors;           // files[] entries of the wheel with verdict "error"
+    std::string error_kind;  // theirs
+    Json zip_error;          // theirs (null: not the zip reader's)
+  };
+  const Case cases[] = {
+      {write("zeros.whl", bombs::ZerosBomb(2 * kGiB)), 1, "archive", "compression_ratio"},
+      {write("elf_zeros.whl", bombs::ElfZerosBomb(kGiB)), 1, "archive", "compression_ratio"},
+      {write("many.whl", bombs::ManyZerosBomb(64, 64 * kMiB)), 64, "archive",
+       "compression_ratio"},
+      {write("overlap.whl", bombs::OverlapBomb(64, 64 * kMiB)), 1, "archive",
+       "overlapping_entries"},
+      {write("overlap_quoted.whl", bombs::QuotedOverlapBomb(64 * kMiB)), 1, "archive",
+       "overlapping_entries"},
+      {write("lying.whl", lying_zip.Finish()), 1, "nothing_to_judge", Json()},
+      {write("mixed.whl", mixed.Finish()), 1, "archive", "compression_ratio"},
+  };
+  const std::string program = app_ + "/bin/app_kern";
+  // The tool's own footprint (larger under the sanitizers), judging the program alone.
+  const ToolRun alone = Binary({program}, "13.0", "sm_90");
+  ASSERT_EQ(alone.exit_code, 0) << Describe(alone);
+  ASSERT_GT(alone.max_rss_kib, 0);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.wheel);
+    ToolRun run = Binary({c.wheel, program}, "13.0", "sm_90");
+    EXPECT_EQ(run.exit_code, 2) << Describe(run);
+    EXPECT_EQ(run.json["exit_code"], 2);
+    EXPECT_LT(run.max_rss_kib, alone.max_rss_kib + 64 * 1024) << "KiB";
+    size_t errors = 0;
+    for (const Json& f : run.json["files"]) {
+      const std::string path = f["path"].get<std::string>();
+      if (path.compare(0, c.wheel.size(), c.wheel) != 0) continue;
+      if (f["verdict"] != "error") continue;
+      ++errors;
+      EXPECT_EQ(f["exit_code"], 2);
+      EXPECT_EQ(f["error_kind"], c.error_kind) << f.dump();
+      EXPECT_EQ(f["zip_error"], c.zip_error) << f.dump();
+      EXPECT_NE(run.err.find(path + ": "), std::string::npos) << run.err;
+    }
+    EXPECT_EQ(errors, c.errors) << Describe(run);
+    const Json* judged = File(run, "/bin/app_kern");
+    ASSERT_NE(judged, nullptr) << Describe(run);
+    EXPECT_EQ((*judged)["verdict"], "compatible");
+    EXPECT_EQ((*judged)["error_kind"], Json());
+  }
+  ToolRun run = Binary({root_ + "/mixed.whl"}, "13.0", "sm_90");
+  const Json* member = File(run, "mixed.whl!/lib/libkern_sm90.so");
+  ASSERT_NE(member, nullptr) << Describe(run);
+  EXPECT_EQ((*member)["verdict"], "compatible") << member->dump();
 }
 
 TEST(DepsOption, TakesNoValueAndOnlyAppliesToBinary) {

@@ -7,7 +7,6 @@
 #include <set>
 
 #include "tools/check.h"
-#include "tools/check_binary.h"
 #include "tools/check_nfd.h"
 #include "version_tables/api_table.h"
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tools/subcommands.h"
+
 namespace cudyn {
 namespace check {
 namespace {
@@ -12,58 +14,21 @@ bool Contains(const std::vector<std::string>& list, const std::string& item) {
 
 // Every value option of every subcommand: lets "--driver PATH report" take PATH as the value
 // before the subcommand is known.
-const std::vector<std::string>& AllValueOptions() {
-  static const std::vector<std::string>* const kAll = [] {
-    auto* all = new std::vector<std::string>();
-    for (const std::string& command : Commands()) {
-      for (const std::string& option : ValueOptions(command)) {
-        if (!Contains(*all, option)) all->push_back(option);
-      }
-    }
-    return all;
-  }();
-  return *kAll;
+bool IsValueOption(const std::string& name) {
+  for (const Subcommand& s : Subcommands()) {
+    if (Contains(s.value_options, name)) return true;
+  }
+  return false;
 }
 
 bool IsFlagOption(const std::string& name) {
-  for (const std::string& command : Commands()) {
-    if (Contains(FlagOptions(command), name)) return true;
+  for (const Subcommand& s : Subcommands()) {
+    if (Contains(s.flag_options, name)) return true;
   }
   return false;
 }
 
 }  // namespace
-
-const std::vector<std::string>& Commands() {
-  static const std::vector<std::string>* const kCommands =
-      new std::vector<std::string>{"report", "apis", "binary", "drivers", "runtimes", "help"};
-  return *kCommands;
-}
-
-const std::vector<std::string>& FlagOptions(const std::string& command) {
-  static const std::vector<std::string>* const kBinary = new std::vector<std::string>{"--deps"};
-  static const std::vector<std::string>* const kReport = new std::vector<std::string>{"--nfd"};
-  static const std::vector<std::string>* const kNone = new std::vector<std::string>();
-  if (command == "binary") return *kBinary;
-  if (command == "report") return *kReport;
-  return *kNone;
-}
-
-const std::vector<std::string>& ValueOptions(const std::string& command) {
-  static const std::map<std::string, std::vector<std::string>>* const kOptions =
-      new std::map<std::string, std::vector<std::string>>{
-          {"report", {"--driver", "--max-cuda-version", "--search-root", "--output"}},
-          {"apis", {"--driver", "--max-cuda-version", "--search-root", "--status", "--base"}},
-          {"binary",
-           {"--target-version", "--gpu", "--driver", "--max-cuda-version", "--search-root"}},
-          {"drivers", {"--search-root"}},
-          {"runtimes", {"--driver", "--max-cuda-version", "--search-root", "--root"}},
-          {"help", {}},
-      };
-  static const std::vector<std::string>* const kNone = new std::vector<std::string>();
-  auto it = kOptions->find(command);
-  return it == kOptions->end() ? *kNone : it->second;
-}
 
 std::string ParseArgs(const std::vector<std::string>& argv, Args* out) {
   *out = Args();
@@ -105,7 +70,7 @@ std::string ParseArgs(const std::vector<std::string>& argv, Args* out) {
         given_options.push_back(name);
         continue;
       }
-      if (!Contains(AllValueOptions(), name)) {
+      if (!IsValueOption(name)) {
         errors.push_back("unknown option '" + name + "'");
         continue;
       }
@@ -122,10 +87,9 @@ std::string ParseArgs(const std::vector<std::string>& argv, Args* out) {
       continue;
     }
     if (!out->command_given) {
-      if (!Contains(Commands(), arg)) {
+      if (FindSubcommand(arg) == nullptr) {
         // Always an error, even with --help: there is no such subcommand to describe.
-        return "unknown subcommand '" + arg +
-               "' (expected one of: report, apis, binary, drivers, runtimes, help)";
+        return "unknown subcommand '" + arg + "' (expected one of: " + SubcommandNames() + ")";
       }
       out->command = arg;
       out->command_given = true;
@@ -133,19 +97,19 @@ std::string ParseArgs(const std::vector<std::string>& argv, Args* out) {
     }
     out->positional.push_back(arg);
   }
-  if (!out->command_given) out->command = "report";
-  const std::vector<std::string>& allowed = ValueOptions(out->command);
+  if (!out->command_given) out->command = Subcommands().front().name;
+  const Subcommand& command = *FindSubcommand(out->command);
   for (const std::string& option : given_options) {
-    if (!Contains(allowed, option) && !Contains(FlagOptions(out->command), option)) {
+    if (!Contains(command.value_options, option) && !Contains(command.flag_options, option)) {
       errors.push_back("option " + option + " does not apply to '" + out->command + "'");
     }
   }
-  if (!out->positional.empty() && out->command != "binary" && out->command != "help") {
+  if (!out->positional.empty() && command.positionals == Positionals::kNone) {
     errors.push_back("unexpected argument '" + out->positional.front() + "' for '" +
                      out->command + "'");
   }
-  if (out->command == "help" && out->positional.size() > 1) {
-    errors.push_back("help takes at most one subcommand name");
+  if (command.positionals == Positionals::kTopic && out->positional.size() > 1) {
+    errors.push_back(out->command + " takes at most one subcommand name");
   }
   if (out->help || errors.empty()) return "";
   return errors.front();

@@ -14,7 +14,7 @@ namespace cudyn {
 namespace check {
 
 struct Args {
-  std::string command;        // "report", "apis", "binary", "drivers", "runtimes", "help"
+  std::string command;        // a subcommand's name (subcommands.h)
   bool command_given = false; // false when the command defaulted to "report"
   bool json = false;
   bool help = false;
@@ -36,15 +36,9 @@ struct Args {
   }
 };
 
-// The subcommands, in help order.
-const std::vector<std::string>& Commands();
-// The value options a subcommand accepts ("--driver", ...).
-const std::vector<std::string>& ValueOptions(const std::string& command);
-// The options without a value a subcommand accepts ("--deps").
-const std::vector<std::string>& FlagOptions(const std::string& command);
-
-// Parses argv without the program name. Returns "" on success, else the usage error text. With
-// --help anywhere, unknown options and bad positionals are not errors (help wins).
+// Parses argv without the program name against the subcommand table (subcommands.h: names,
+// options, positionals). Returns "" on success, else the usage error text. With --help anywhere,
+// unknown options and bad positionals are not errors (help wins).
 std::string ParseArgs(const std::vector<std::string>& argv, Args* out);
 
 }  // namespace check

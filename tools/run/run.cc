@@ -34,9 +34,9 @@
 #include <string>
 #include <vector>
 
-#include "dist/cudyn_version.h"
 #include "loader/cudart.h"
 #include "loader/cudyn.h"
+#include "tools/version/cudyn_version.h"
 
 namespace {
 

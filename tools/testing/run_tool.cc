@@ -1,6 +1,7 @@
 #include "tools/testing/run_tool.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,7 +57,8 @@ ToolRun RunTool(const std::vector<std::string>& args, const std::vector<std::str
     _exit(127);
   }
   int status = 0;
-  waitpid(pid, &status, 0);
+  struct rusage usage;
+  if (wait4(pid, &status, 0, &usage) == pid) run.max_rss_kib = usage.ru_maxrss;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   run.out = ReadFile(out_path);
   run.err = ReadFile(err_path);

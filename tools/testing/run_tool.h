@@ -19,6 +19,7 @@ struct ToolRun {
   std::string err;
   Json json;             // stdout parsed, when it is JSON
   bool json_ok = false;
+  long max_rss_kib = -1;  // the process's peak resident set (wait4's ru_maxrss), KiB
 };
 
 // The cudyn-check of the test's runfiles.
