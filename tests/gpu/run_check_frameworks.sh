@@ -89,7 +89,7 @@ pydir() { python3 -c "import $1, os; print(os.path.dirname($1.__file__))" 2>/dev
 torch_dir=$(pydir torch)
 if [[ -n $torch_dir ]]; then
   framework torch torch "$torch_dir/lib/libtorch_cuda.so" "$torch_dir/lib/libc10_cuda.so"
-  "$check" binary --target-version 12.8 --json "$torch_dir/lib" >"$out/torch_libdir.json" 2>&1
+  "$check" binary --target-version 12.8 --json "$torch_dir/lib" >"$out/torch_libdir.json" 2>"$out/torch_libdir.stderr"
   echo "  torch/lib as a directory at 12.8: $(summarize "$out/torch_libdir.json")"
 else
   echo "no torch on this machine"
@@ -107,18 +107,18 @@ if [[ -n $jax_plugins ]]; then
   # see: judge the plugin together with them, as an operator judging the environment would.
   site=$(dirname "$jax_plugins")
   "$check" binary --deps --json --target-version 12.8 "$jax_plugins" \
-    $(ls -d "$site"/jax_cuda*_plugin 2>/dev/null) >"$out/jax_alone_12080.json" 2>&1
+    $(ls -d "$site"/jax_cuda*_plugin 2>/dev/null) >"$out/jax_alone_12080.json" 2>"$out/jax_alone_12080.stderr"
   echo "== jax plugin alone (what DT_NEEDED shows) at 12.8: $(summarize "$out/jax_alone_12080.json")"
   framework jax jax "$jax_plugins" $(ls -d "$site"/jax_cuda*_plugin "$site"/nvidia/cu*/lib 2>/dev/null)
   # The whole environment as one directory (every framework and every nvidia/* library).
-  "$check" binary --deps --json "$(dirname "$jax_plugins")" >"$out/site_packages.json" 2>&1
+  "$check" binary --deps --json "$(dirname "$jax_plugins")" >"$out/site_packages.json" 2>"$out/site_packages.stderr"
   echo "== all of site-packages on the driver: $(summarize "$out/site_packages.json")"
 else
   echo "no jax CUDA plugin on this machine"
 fi
 wheel=$(find / -xdev -name '*.whl' -size +1M 2>/dev/null | head -n 1)
 if [[ -n $wheel ]]; then
-  "$check" binary --deps --json --target-version 12.8 "$wheel" >"$out/wheel.json" 2>&1
+  "$check" binary --deps --json --target-version 12.8 "$wheel" >"$out/wheel.json" 2>"$out/wheel.stderr"
   echo "== a wheel on this machine, $wheel, at 12.8: $(summarize "$out/wheel.json")"
 else
   echo "no wheel files on this machine"
