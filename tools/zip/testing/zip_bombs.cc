@@ -84,7 +84,9 @@ Member ZerosMember(const std::string& name, const Bytes& head, uint64_t total) {
     const size_t n = static_cast<size_t>(left < kMiB ? left : kMiB);
     if (first || n < kMiB) {
       Bytes chunk(n, 0);
-      if (first) std::memcpy(chunk.data(), head.data(), head.size() < n ? head.size() : n);
+      if (first && !head.empty()) {
+        std::memcpy(chunk.data(), head.data(), head.size() < n ? head.size() : n);
+      }
       const Bytes block = RawDeflate(chunk.data(), chunk.size(), Z_FULL_FLUSH);
       m.data.insert(m.data.end(), block.begin(), block.end());
       const uint32_t chunk_crc = Crc(chunk.data(), n);
