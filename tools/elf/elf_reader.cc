@@ -24,6 +24,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tools/util/file_type.h"
+
 namespace cudyn {
 namespace elf {
 namespace {
@@ -872,14 +874,6 @@ std::string ErrnoText(int err) {
   // GNU strerror_r (glibc with _GNU_SOURCE, which g++ and clang++ define) returns the text.
   const char* s = strerror_r(err, buf, sizeof buf);
   return s != nullptr ? std::string(s) : Format("errno %d", err);
-}
-
-const char* FileTypeName(mode_t mode) {
-  if (S_ISFIFO(mode)) return "fifo";
-  if (S_ISCHR(mode)) return "character device";
-  if (S_ISBLK(mode)) return "block device";
-  if (S_ISSOCK(mode)) return "socket";
-  return "unknown type";
 }
 
 class FdCloser {

@@ -9,16 +9,10 @@
 #include <cstring>
 #include <limits>
 
+#include "tools/util/file_type.h"
+
 namespace cudyn {
 namespace {
-
-const char* FileTypeName(mode_t mode) {
-  if (S_ISFIFO(mode)) return "fifo";
-  if (S_ISCHR(mode)) return "character device";
-  if (S_ISBLK(mode)) return "block device";
-  if (S_ISSOCK(mode)) return "socket";
-  return "unknown type";
-}
 
 void SetError(std::string* error, const std::string& message) noexcept {
   if (error == nullptr) return;
