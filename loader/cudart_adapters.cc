@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -104,6 +105,116 @@ void DevicePropFromCurrent(const cudaDeviceProp* prop, int family, unsigned char
     int off = FieldOffset(f, family);
     if (off >= 0) std::memcpy(old + off, in + f.off13, f.size);
   }
+}
+
+// ---- texture / surface descriptors: converted field by field (cudart_layouts.inc) ----
+// Why this is faithful (the 11.2, 11.8, 12.4, 12.5 and 13.0 driver_types.h): cudaResourceDesc is
+// {resType; union res; } before 13.0 and {resType; union res; flags} in 13.0; the union's
+// array/mipmap/linear/pitch2D members are the same structs at the same offsets in every version,
+// 13.0 only adds `int reserved[32]` to it (the union grows from 56 to 128 B). So every member the
+// discriminant resType can select is carried at its own offset, and the 13.0-only bytes of the
+// union are spare room (the generator marks 13.0-only fields that overlap a carried one as not
+// "must be zero"). flags ("must be zero" in 13.0) and cudaResourceViewDesc's appended
+// reserved[16] have no place in the older layout: a non-zero value there cannot be expressed and is
+// refused (cudaErrorNotSupported) rather than dropped, as cudaTextureDesc.seamlessCubemap is on a
+// runtime with neither a 72-B cudaTextureDesc (12.x) nor cudaCreateTextureObject_v2 (11.6+).
+// Outputs: the runtime's fields are copied to their 13.0 offsets; flags, reserved and any padding
+// read as zero, the value a 13.0 runtime reports for them.
+enum class LayoutId {
+#define CUDYN_CUDART_LAYOUT(name, size13, size12, size11) k##name,
+#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11)
+#include "version_tables/generated_cudart/cudart_layouts.inc"
+#undef CUDYN_CUDART_LAYOUT
+#undef CUDYN_CUDART_LAYOUT_FIELD
+};
+struct LayoutSize {
+  LayoutId id;
+  int size13, size12, size11;
+};
+constexpr LayoutSize kLayoutSizes[] = {
+#define CUDYN_CUDART_LAYOUT(name, size13, size12, size11) \
+  {LayoutId::k##name, size13, size12, size11},
+#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11)
+#include "version_tables/generated_cudart/cudart_layouts.inc"
+#undef CUDYN_CUDART_LAYOUT
+#undef CUDYN_CUDART_LAYOUT_FIELD
+};
+struct LayoutField {
+  LayoutId id;
+  const char* path;
+  int off13, size, off12, off11;
+  bool zero12, zero11;  // must be zero in the caller's 13.0 struct for that family
+};
+constexpr LayoutField kLayoutFields[] = {
+#define CUDYN_CUDART_LAYOUT(name, size13, size12, size11)
+#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11) \
+  {LayoutId::k##layout, path, off13, size, off12, off11, zero12 != 0, zero11 != 0},
+#include "version_tables/generated_cudart/cudart_layouts.inc"
+#undef CUDYN_CUDART_LAYOUT
+#undef CUDYN_CUDART_LAYOUT_FIELD
+};
+
+// Sizes by family: 13, 12, and 11 for 10.x/11.x (10.x runtimes share the 11.x layouts).
+constexpr int LayoutBytes(LayoutId id, int family) {
+  for (const LayoutSize& s : kLayoutSizes) {
+    if (s.id == id) return family >= 13 ? s.size13 : family == 12 ? s.size12 : s.size11;
+  }
+  return 0;
+}
+constexpr int kMaxLayoutSize = 512;
+static_assert(LayoutBytes(LayoutId::kcudaResourceDesc, 13) == sizeof(cudaResourceDesc) &&
+                  LayoutBytes(LayoutId::kcudaResourceViewDesc, 13) ==
+                      sizeof(cudaResourceViewDesc) &&
+                  LayoutBytes(LayoutId::kcudaTextureDesc, 13) == sizeof(cudaTextureDesc) &&
+                  LayoutBytes(LayoutId::kcudaTextureDescV2, 13) == sizeof(cudaTextureDesc),
+              "facts disagree with the headers");
+static_assert(LayoutBytes(LayoutId::kcudaResourceDesc, 13) <= kMaxLayoutSize &&
+                  LayoutBytes(LayoutId::kcudaResourceDesc, 12) <= kMaxLayoutSize &&
+                  LayoutBytes(LayoutId::kcudaResourceDesc, 11) <= kMaxLayoutSize,
+              "a descriptor outgrew the conversion buffer");
+
+bool AllZero(const unsigned char* p, int n) {
+  for (int k = 0; k < n; ++k) {
+    if (p[k] != 0) return false;
+  }
+  return true;
+}
+
+// The caller's 13.0 struct -> the family's layout in `old` (zero-filled first); returns the path
+// of a must-be-zero field that is not zero (nothing written then is used), or nullptr.
+const char* ToRuntimeLayout(LayoutId id, const void* in13, int family, unsigned char* old) {
+  std::memset(old, 0, kMaxLayoutSize);
+  const auto* in = static_cast<const unsigned char*>(in13);
+  for (const LayoutField& f : kLayoutFields) {
+    if (f.id != id) continue;
+    const int off = family == 12 ? f.off12 : f.off11;
+    const bool must_be_zero = family == 12 ? f.zero12 : f.zero11;
+    if (off >= 0) {
+      std::memcpy(old + off, in + f.off13, f.size);
+    } else if (must_be_zero && !AllZero(in + f.off13, f.size)) {
+      return f.path;
+    }
+  }
+  return nullptr;
+}
+
+// The family's layout -> the caller's 13.0 struct; fields the family lacks read as zero.
+void FromRuntimeLayout(LayoutId id, const unsigned char* old, int family, void* out13) {
+  auto* out = static_cast<unsigned char*>(out13);
+  std::memset(out, 0, LayoutBytes(id, 13));
+  for (const LayoutField& f : kLayoutFields) {
+    if (f.id != id) continue;
+    const int off = family == 12 ? f.off12 : f.off11;
+    if (off >= 0) std::memcpy(out + f.off13, old + off, f.size);
+  }
+}
+
+// A refused conversion: "a non-zero cudaResourceDesc.flags (not in the <family> layout)".
+cudaError_t CannotExpressField(Runtime* rt, int index, const char* type, const char* path) {
+  char why[160];
+  std::snprintf(why, sizeof(why), "a non-zero %s.%s (the runtime's layout has no such field)",
+                type, path);
+  return CannotExpress(rt, index, why);
 }
 
 // ---- the adapters ----
@@ -454,6 +565,88 @@ cudaError_t ChooseDevicePropConvert(int* device, const struct cudaDeviceProp* pr
   return fn(device, old);
 }
 
+// cudaCreateTextureObject: 12.x takes the 13.0 cudaTextureDesc (72 B) but the 64-B resource and
+// 48-B view descriptors; 11.6+ (11.8 here) takes a 72-B cudaTextureDesc_v2 through
+// cudaCreateTextureObject_v2; older runtimes a 68-B cudaTextureDesc without seamlessCubemap.
+template <int I>
+cudaError_t CreateTextureObjectConvert(cudaTextureObject_t* pTexObject,
+                                       const struct cudaResourceDesc* pResDesc,
+                                       const struct cudaTextureDesc* pTexDesc,
+                                       const struct cudaResourceViewDesc* pResViewDesc) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(cudaTextureObject_t*, const void*, const void*, const void*);
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
+  const int family = rt->family();
+  Fn fn = family <= 11 ? Old<Fn>(rt, "cudaCreateTextureObject_v2") : nullptr;
+  const LayoutId tex_layout =
+      fn != nullptr ? LayoutId::kcudaTextureDescV2 : LayoutId::kcudaTextureDesc;
+  if (fn == nullptr) fn = Old<Fn>(rt, "cudaCreateTextureObject");
+  if (fn == nullptr) return CUDYN_MISSING;
+  constexpr int kIndex = kCudart_cudaCreateTextureObject;
+  alignas(16) unsigned char res[kMaxLayoutSize], tex[kMaxLayoutSize], view[kMaxLayoutSize];
+  if (pResDesc != nullptr) {
+    if (const char* f = ToRuntimeLayout(LayoutId::kcudaResourceDesc, pResDesc, family, res)) {
+      return CannotExpressField(rt, kIndex, "cudaResourceDesc", f);
+    }
+  }
+  if (pTexDesc != nullptr) {
+    if (const char* f = ToRuntimeLayout(tex_layout, pTexDesc, family, tex)) {
+      return CannotExpressField(rt, kIndex, "cudaTextureDesc", f);
+    }
+  }
+  if (pResViewDesc != nullptr) {
+    if (const char* f =
+            ToRuntimeLayout(LayoutId::kcudaResourceViewDesc, pResViewDesc, family, view)) {
+      return CannotExpressField(rt, kIndex, "cudaResourceViewDesc", f);
+    }
+  }
+  return fn(pTexObject, pResDesc != nullptr ? res : nullptr, pTexDesc != nullptr ? tex : nullptr,
+            pResViewDesc != nullptr ? view : nullptr);
+}
+
+template <int I>
+cudaError_t CreateSurfaceObjectConvert(cudaSurfaceObject_t* pSurfObject,
+                                       const struct cudaResourceDesc* pResDesc) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(cudaSurfaceObject_t*, const void*);
+  auto fn = Old<Fn>(rt, "cudaCreateSurfaceObject");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  if (pResDesc == nullptr) return fn(pSurfObject, nullptr);  // the runtime's own answer
+  alignas(16) unsigned char res[kMaxLayoutSize];
+  if (const char* f = ToRuntimeLayout(LayoutId::kcudaResourceDesc, pResDesc, rt->family(), res)) {
+    return CannotExpressField(rt, kCudart_cudaCreateSurfaceObject, "cudaResourceDesc", f);
+  }
+  return fn(pSurfObject, res);
+}
+
+// cudaGet{Texture,Surface}ObjectResourceDesc: the runtime writes its 64-B layout into a buffer,
+// converted into the caller's 144-B struct (flags and the union's spare room zero).
+template <int I, bool kSurface>
+cudaError_t GetResourceDescImpl(struct cudaResourceDesc* pResDesc, unsigned long long object) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  using Fn = cudaError_t (*)(void*, unsigned long long);
+  auto fn = Old<Fn>(rt, kSurface ? "cudaGetSurfaceObjectResourceDesc"
+                                 : "cudaGetTextureObjectResourceDesc");
+  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  if (pResDesc == nullptr) return fn(nullptr, object);  // the runtime's own answer
+  alignas(16) unsigned char old[kMaxLayoutSize] = {};
+  cudaError_t rc = fn(old, object);
+  if (rc == cudaSuccess) {
+    FromRuntimeLayout(LayoutId::kcudaResourceDesc, old, rt->family(), pResDesc);
+  }
+  return rc;
+}
+template <int I>
+cudaError_t GetTextureObjectResourceDescConvert(struct cudaResourceDesc* pResDesc,
+                                                cudaTextureObject_t texObject) {
+  return GetResourceDescImpl<I, false>(pResDesc, texObject);
+}
+template <int I>
+cudaError_t GetSurfaceObjectResourceDescConvert(struct cudaResourceDesc* pResDesc,
+                                                cudaSurfaceObject_t surfObject) {
+  return GetResourceDescImpl<I, true>(pResDesc, surfObject);
+}
+
 // ---- generated zero-tail adapters (version_tables/generated_cudart/cudart_zero_tail.inc) ----
 // An entry whose only difference from an older runtime's symbol is output structs to which 13.0
 // only appended fields: each non-null output struct is zero-filled at its 13.0 size, then the
@@ -520,6 +713,10 @@ const AdapterRow kAdapterRows[] = {
     CUDYN_ROW(GetDriverEntryPointStatusPtsz, "cudaGetDriverEntryPoint_ptsz\0cudaRuntimeGetVersion"),
     CUDYN_ROW(DevicePropConvert, "cudaGetDeviceProperties_v2\0" "cudaGetDeviceProperties"),
     CUDYN_ROW(ChooseDevicePropConvert, "cudaChooseDevice"),
+    CUDYN_ROW(CreateTextureObjectConvert, "cudaCreateTextureObject_v2\0" "cudaCreateTextureObject"),
+    CUDYN_ROW(CreateSurfaceObjectConvert, "cudaCreateSurfaceObject"),
+    CUDYN_ROW(GetTextureObjectResourceDescConvert, "cudaGetTextureObjectResourceDesc"),
+    CUDYN_ROW(GetSurfaceObjectResourceDescConvert, "cudaGetSurfaceObjectResourceDesc"),
 // The generated zero-tail adapters, after the hand-written ones.
 #define CUDYN_CUDART_ZERO_TAIL(name, ret, params, args, olds, zero_outs) CUDYN_ROW(name, olds),
 #include "version_tables/generated_cudart/cudart_zero_tail.inc"

@@ -103,13 +103,17 @@ class CudartTableTest(unittest.TestCase):
             self.assertEqual(self.rule("cudaImportExternalSemaphore", family)["candidates"],
                              ["cudaImportExternalSemaphore"])
 
-    def test_changed_struct_stays_missing(self):
+    def test_changed_struct_is_converted(self):
         # cudaResourceDesc's `res` union grew (pitch2D 56 B -> a 128-byte reserved member) and
-        # `flags` follows it: not appended-only, so 12.x cannot serve cudaCreateTextureObject.
-        r12 = self.rule("cudaCreateTextureObject", 12)
-        self.assertEqual(r12["candidates"], [])
-        self.assertIsNone(r12["adapter"])
-        self.assertIn("cudaResourceDesc", r12["reason"])
+        # `flags` follows it: not appended-only, so no older symbol serves cudaCreateTextureObject
+        # natively; the layout-converting adapter does, on every older family.
+        for family in (10, 11, 12):
+            r = self.rule("cudaCreateTextureObject", family)
+            self.assertEqual(r["candidates"], [])
+            self.assertEqual(r["adapter"], "CreateTextureObjectConvert")
+            self.assertIn("cudaResourceDesc", r["reason"])
+            self.assertEqual(self.rule("cudaGetSurfaceObjectResourceDesc", family)["adapter"],
+                             "GetSurfaceObjectResourceDescConvert")
 
     def test_driver_entry_point_ptsz(self):
         # 11.3+ has cudaGetDriverEntryPoint(_ptsz) without the 12.x driverStatus out-parameter.

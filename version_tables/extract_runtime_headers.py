@@ -19,6 +19,11 @@ file:
                    compiled probe (a nested struct/union is one field under its member name, an
                    anonymous one contributes its own members); a type whose definition this reader
                    cannot read (bit-fields, ...) is left out
+  member_fields    type -> every leaf field, for the struct types of struct_fields that have a named
+                   nested struct/union member (cudaResourceDesc's union `res`): the nested members
+                   spelled as paths ("res.pitch2D.width"), each with its offset and size, in
+                   declaration order; union members overlap. Layout conversions work field by
+                   field from these (generate_runtime.py)
 Only `regen --headers` needs the headers; generate_runtime.py works from the JSON files checked in
 under inputs/runtime_headers/.
 
@@ -262,6 +267,53 @@ def member_names(body):
     return names
 
 
+def member_paths(body, prefix=""):
+    """Like member_names, but a named nested struct/union contributes its own members as paths
+    under its name ("res.linear.devPtr"); arrays and members of a named type are leaves."""
+    paths = []
+    for decl in _split_top(body, ";"):
+        decl = squash(re.sub(ATTR, " ", decl))
+        if not decl:
+            continue
+        if "{" in decl:
+            open_at = decl.index("{")
+            close = _matching(decl, open_at)
+            inner = decl[open_at + 1:close - 1]
+            tail = decl[close:].strip()
+            if not tail:
+                paths.extend(member_paths(inner, prefix))
+                continue
+            for d in _split_top(tail, ","):
+                d = d.strip()
+                if not re.match(r"\w+$", d):  # an array of aggregates: one leaf
+                    m = re.search(r"(\w+)\s*(?:\[[^\]]*\]\s*)*$", d)
+                    if not m:
+                        raise ValueError("cannot read the member '%s'" % decl)
+                    paths.append(prefix + m.group(1))
+                    continue
+                paths.extend(member_paths(inner, prefix + d + "."))
+            continue
+        paths.extend(prefix + n for n in member_names(decl + ";"))
+    return paths
+
+
+def member_fields(include_dir, text, types):
+    """{type: [{"name": path, "offset", "size"}]} of the leaf fields of each of `types` that has a
+    named nested aggregate member, measured like struct_fields."""
+    bodies = aggregate_bodies(text)
+    todo = []
+    for t in sorted(types):
+        if t not in bodies:
+            continue
+        try:
+            top, paths = member_names(bodies[t]), member_paths(bodies[t])
+        except ValueError:
+            continue
+        if paths != top and len(set(paths)) == len(paths):
+            todo.append((t, paths))
+    return measure(include_dir, todo)
+
+
 def struct_fields(include_dir, text, types):
     """{type: [{"name", "offset", "size"}]} for each of `types` (struct or union types, written
     "struct X" or as a typedef name) whose definition this reader understands: every top-level
@@ -278,7 +330,12 @@ def struct_fields(include_dir, text, types):
             continue
         if names and len(set(names)) == len(names):
             todo.append((t, names))
+    return measure(include_dir, todo)
 
+
+def measure(include_dir, todo):
+    """[(type, [member designator])] -> {type: [{"name", "offset", "size"}]}, by a compiled probe
+    (offsetof/sizeof); a type whose probe line does not compile is left out."""
     def probe_line(t, names):
         return "{ " + "".join(
             'printf("%%zu %%zu ", offsetof(%s, %s), sizeof(((%s *)0)->%s)); ' % (t, n, t, n)
@@ -357,6 +414,7 @@ def extract(include_dir):
     types.discard("void")
     facts["type_sizes"] = type_sizes(include_dir, types)
     facts["struct_fields"] = struct_fields(include_dir, texts["default"], facts["type_sizes"])
+    facts["member_fields"] = member_fields(include_dir, texts["default"], facts["struct_fields"])
     facts["device_prop"] = device_prop(include_dir, texts["default"])
     return facts
 

@@ -9,8 +9,9 @@ Inputs (all checked in):
 Outputs:
   cudart_api_table.tsv                    one row per entry, checked in, rebuilt by `regen`, compared
                                           with a fresh run by //version_tables:cudart_regen_test (--out)
-  generated_cudart/*.inc, *.h, *.json     X-macro lists for loader/, stubs/, tests/ and the JSON twin for
-                                          Python generators; made at build time by
+  generated_cudart/*.inc, *.h, *.json     X-macro lists for loader/, stubs/, tests/ (cudart_layouts.inc:
+                                          the LAYOUTS the adapters convert, field by field) and the
+                                          JSON twin for Python generators; made at build time by
                                           //version_tables:cudart_generated_files (--incs), never checked in
 
 Rules. Entries: every cuda* function the 13.0 runtime exports that the 13.0 headers declare (the
@@ -57,6 +58,22 @@ FAMILY_ORDER = [10, 11, 12, 13]
 DEVICE_PROP_VERSIONS = {13: "13.0", 12: "12.5", 11: "11.8"}
 DEVICE_PROP_SIZES = {13: 1008, 12: 1032, 11: 728}
 SAME_LAYOUT = [("12.4", "12.5"), ("11.2", "11.8")]
+# The struct layouts the hand-written adapters convert field by field (cudart_layouts.inc): name ->
+# (the 13.0 type, {family: the type an older runtime of that family takes instead}). The fields
+# and offsets come from the facts (member_fields: union members as paths, else struct_fields).
+# cudaTextureDescV2: 11.6+ runtimes (11.8 here) take a `struct cudaTextureDesc_v2` (72 B, with
+# seamlessCubemap) through cudaCreateTextureObject_v2; family 10/11 versions without it get
+# size 0 and read through the 68-B cudaTextureDesc layout instead.
+LAYOUTS = [
+    ("cudaResourceDesc", "struct cudaResourceDesc",
+     {12: "struct cudaResourceDesc", 11: "struct cudaResourceDesc"}),
+    ("cudaResourceViewDesc", "struct cudaResourceViewDesc",
+     {12: "struct cudaResourceViewDesc", 11: "struct cudaResourceViewDesc"}),
+    ("cudaTextureDesc", "struct cudaTextureDesc",
+     {12: "struct cudaTextureDesc", 11: "struct cudaTextureDesc"}),
+    ("cudaTextureDescV2", "struct cudaTextureDesc", {11: "struct cudaTextureDesc_v2"}),
+]
+LAYOUT_FAMILIES = (12, 11)
 
 
 class TableError(Exception):
@@ -194,6 +211,57 @@ def describe_args(args):
     return ", ".join("%s (%s: %s B there, %d B in 13.0)" % (
         arg, fo[0][0], "/".join(sorted({str(x[1]) for x in fo})), fo[0][2])
         for arg, fo in args.items())
+
+
+def leaf_fields(facts, ty):
+    """The fields of `ty` a conversion copies: the leaves (member_fields) where the facts have
+    them, else the top-level fields; None when the facts cannot read the type."""
+    return facts.get("member_fields", {}).get(ty) or facts.get("struct_fields", {}).get(ty)
+
+
+def layouts(facts):
+    """[{"name", "sizes": {13: B, 12: B, 11: B}, "fields": [(path, off13, size, {fam: off},
+    {fam: must be zero})]}] for LAYOUTS. Per family, the versions of the facts that declare the
+    older type must agree on its fields. A 13.0 field the family lacks (absent, or of another
+    size) has offset -1 there; it must be zero in a caller's struct (else the older runtime cannot
+    express it) unless it overlaps a field the family has: then it is another member of a union
+    whose carried member the discriminant selects, and its extra bytes are the union's spare room.
+    A field the older layout has and 13.0 lacks is an error (the conversion would lose it)."""
+    out = []
+    for name, ty13, older in LAYOUTS:
+        new = leaf_fields(facts["13.0"], ty13)
+        if not new:
+            raise TableError("layout %s: the 13.0 facts cannot read %s" % (name, ty13))
+        sizes, offs, zero = {13: facts["13.0"]["type_sizes"][ty13]}, {}, {}
+        for fam in LAYOUT_FAMILIES:
+            ty = older.get(fam)
+            have = [v for v in FAMILIES[fam] if ty and ty in facts[v]["type_sizes"]]
+            sizes[fam] = facts[have[0]]["type_sizes"][ty] if have else 0
+            old = leaf_fields(facts[have[0]], ty) if have else []
+            for v in have[1:]:
+                if leaf_fields(facts[v], ty) != old or facts[v]["type_sizes"][ty] != sizes[fam]:
+                    raise TableError("layout %s: %s differs between %s and %s" % (
+                        name, ty, have[0], v))
+            if have and not old:
+                raise TableError("layout %s: the %s facts cannot read %s" % (name, have[0], ty))
+            by_name = {f["name"]: f for f in old}
+            new_names = {f["name"] for f in new}
+            lost = [f["name"] for f in old if f["name"] not in new_names]
+            if lost:
+                raise TableError("layout %s: %s of %s has %s, which 13.0 lacks" % (
+                    name, ty, have[0], lost))
+            offs[fam] = {}
+            for f in new:
+                o = by_name.get(f["name"])
+                offs[fam][f["name"]] = o["offset"] if o and o["size"] == f["size"] else -1
+            kept = [f for f in new if offs[fam][f["name"]] >= 0]
+            zero[fam] = {f["name"]: int(bool(have) and offs[fam][f["name"]] < 0 and not any(
+                k["offset"] < f["offset"] + f["size"] and f["offset"] < k["offset"] + k["size"]
+                for k in kept)) for f in new}
+        out.append({"name": name, "sizes": sizes, "fields": [
+            (f["name"], f["offset"], f["size"], {fam: offs[fam][f["name"]] for fam in offs},
+             {fam: zero[fam][f["name"]] for fam in zero}) for f in new]})
+    return out
 
 
 def struct_verdicts(facts):
@@ -422,7 +490,7 @@ def build(inputs):
     for z in zero_tail_adapters.values():
         order = by_symbol[z["symbol"]]["args"]
         z["zeroes"] = [dict(arg=a, **z["zeroes"][a]) for a in order if a in z["zeroes"]]
-    info = {"left_out": left_out, "kept_both": kept_both,
+    info = {"layouts": layouts(facts), "left_out": left_out, "kept_both": kept_both,
             "divergent": divergent, "input_only": input_only,
             "zero_tail": zero_tail_adapters, "structs": struct_verdicts(facts)}
     return entries, runtimes, markers, prop, info
@@ -558,6 +626,21 @@ def write_includes(entries, runtimes, markers, prop, info, out):
             f.write("CUDYN_DEVICE_PROP_FIELD(%s, %d, %d, %d, %d)\n" % p)
         for fam in (13, 12, 11):
             f.write("CUDYN_DEVICE_PROP_SIZE(%d, %d)\n" % (fam, DEVICE_PROP_SIZES[fam]))
+    with open(os.path.join(d, "cudart_layouts.inc"), "w") as f:
+        f.write(head)
+        f.write("// CUDYN_CUDART_LAYOUT(name, size in 13.0, size in 12.x, size in 11.x): a struct the "
+                "adapters convert field by field; 0 where the family has no such type.\n"
+                "// CUDYN_CUDART_LAYOUT_FIELD(layout, \"path\", offset in 13.0, size, offset in "
+                "12.x, offset in 11.x, must be zero for 12.x, must be zero for 11.x): -1 where the "
+                "field is absent or has another size there; must be zero: a 13.0-only field that "
+                "overlaps no field the family has (a non-zero value cannot be expressed there).\n")
+        for lay in info["layouts"]:
+            f.write("CUDYN_CUDART_LAYOUT(%s, %d, %d, %d)\n" % (
+                lay["name"], lay["sizes"][13], lay["sizes"][12], lay["sizes"][11]))
+        for lay in info["layouts"]:
+            for path, off13, size, offs, zero in lay["fields"]:
+                f.write('CUDYN_CUDART_LAYOUT_FIELD(%s, "%s", %d, %d, %d, %d, %d, %d)\n' % (
+                    lay["name"], path, off13, size, offs[12], offs[11], zero[12], zero[11]))
     doc = {"entries": [], "runtimes": {}, "zero_tail_adapters": {
         a: {k: z[k] for k in ("symbol", "index", "calls", "families", "zeroes")}
         for a, z in info["zero_tail"].items()}}

@@ -983,5 +983,215 @@ TEST(CudartDeviceProp, ChooseDeviceConvertsTheRequest) {
   }
 }
 
+
+// ---- texture / surface descriptors: every field converted between the layouts -----------------
+// (cudart_layouts.inc, from the header facts). The fakes record the struct each `const struct X*`
+// argument pointed to in their own layout (fake_cudart_last_pointee); set_out makes the Get*
+// functions write a struct of the fake's layout.
+
+struct LayoutFieldT {
+  const char* layout;
+  const char* path;
+  int off13, size, off12, off11, zero12, zero11;
+};
+constexpr LayoutFieldT kLayoutFieldsT[] = {
+#define CUDYN_CUDART_LAYOUT(name, size13, size12, size11)
+#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11) \
+  {#layout, path, off13, size, off12, off11, zero12, zero11},
+#include "version_tables/generated_cudart/cudart_layouts.inc"
+#undef CUDYN_CUDART_LAYOUT
+#undef CUDYN_CUDART_LAYOUT_FIELD
+};
+struct LayoutSizeT {
+  const char* layout;
+  int size13, size12, size11;
+};
+constexpr LayoutSizeT kLayoutSizesT[] = {
+#define CUDYN_CUDART_LAYOUT(name, size13, size12, size11) {#name, size13, size12, size11},
+#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11)
+#include "version_tables/generated_cudart/cudart_layouts.inc"
+#undef CUDYN_CUDART_LAYOUT
+#undef CUDYN_CUDART_LAYOUT_FIELD
+};
+
+int OldSize(const std::string& layout, int family) {
+  for (const LayoutSizeT& s : kLayoutSizesT) {
+    if (layout == s.layout) return family == 12 ? s.size12 : s.size11;
+  }
+  ADD_FAILURE() << "no layout " << layout;
+  return 0;
+}
+int OldOffset(const LayoutFieldT& f, int family) { return family == 12 ? f.off12 : f.off11; }
+bool MustBeZero(const LayoutFieldT& f, int family) { return family == 12 ? f.zero12 : f.zero11; }
+
+// A 13.0 struct whose every byte differs (byte k = 1 + k + salt), the must-be-zero fields of
+// `layout` on `family` zero (the older runtime has no place for them).
+template <typename T>
+T Distinct(const std::string& layout, int family, int salt) {
+  T v;
+  auto* b = reinterpret_cast<unsigned char*>(&v);
+  for (size_t k = 0; k < sizeof(T); ++k) b[k] = static_cast<unsigned char>(1 + k + salt);
+  for (const LayoutFieldT& f : kLayoutFieldsT) {
+    if (layout == f.layout && MustBeZero(f, family)) std::memset(b + f.off13, 0, f.size);
+  }
+  return v;
+}
+
+// What the fake received for `layout`: its own size, and every field the family has holding the
+// caller's bytes of the same field.
+void ExpectReceived(const Control& fake, const char* symbol, int arg, const std::string& layout,
+                    int family, const void* in13) {
+  SCOPED_TRACE(std::string(symbol) + " argument " + std::to_string(arg) + " " + layout);
+  std::vector<unsigned char> got(1024);
+  const int n = fake.F<int (*)(const char*, int, void*, size_t)>("fake_cudart_last_pointee")(
+      symbol, arg, got.data(), got.size());
+  ASSERT_EQ(n, OldSize(layout, family));
+  const auto* in = static_cast<const unsigned char*>(in13);
+  int carried = 0;
+  for (const LayoutFieldT& f : kLayoutFieldsT) {
+    if (layout != f.layout || OldOffset(f, family) < 0) continue;
+    ASSERT_LE(OldOffset(f, family) + f.size, n) << f.path;
+    for (int k = 0; k < f.size; ++k) {
+      ASSERT_EQ(got[OldOffset(f, family) + k], in[f.off13 + k]) << f.path << " byte " << k;
+    }
+    ++carried;
+  }
+  EXPECT_GE(carried, 8);
+}
+
+bool HasSymbol(const Runtime& rt, const char* name) { return dlsym(rt.handle(), name) != nullptr; }
+
+constexpr const char* kOlderFakes[] = {"10.0", "11.2", "11.8", "12.0", "12.4", "12.5", "12.8"};
+
+TEST(CudartTextureLayouts, CreateTextureObjectConvertsEveryField) {
+  for (const char* v : kOlderFakes) {
+    SCOPED_TRACE(v);
+    auto rt = OpenFake(v);
+    Control fake(*rt);
+    const int family = rt->family();
+    auto fn = Entry<decltype(&cudaCreateTextureObject)>(*rt, kCudart_cudaCreateTextureObject);
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(rt->status(kCudart_cudaCreateTextureObject), EntryStatus::kAdapter);
+    // 11.6+ (11.8): cudaCreateTextureObject_v2 with the 72-B cudaTextureDesc_v2.
+    const bool v2 = family <= 11 && HasSymbol(*rt, "cudaCreateTextureObject_v2");
+    const char* called = v2 ? "cudaCreateTextureObject_v2" : "cudaCreateTextureObject";
+    const std::string tex_layout = v2 ? "cudaTextureDescV2" : "cudaTextureDesc";
+    const auto res = Distinct<cudaResourceDesc>("cudaResourceDesc", family, 0);
+    const auto tex = Distinct<cudaTextureDesc>(tex_layout, family, 50);
+    const auto view = Distinct<cudaResourceViewDesc>("cudaResourceViewDesc", family, 100);
+    fake.SetOut(called, 0, static_cast<cudaTextureObject_t>(0x7e47));
+    cudaTextureObject_t object = 0;
+    ASSERT_EQ(fn(&object, &res, &tex, &view), cudaSuccess);
+    EXPECT_EQ(object, 0x7e47u);
+    EXPECT_EQ(fake.Calls(called), 1);
+    EXPECT_EQ(fake.Arg<cudaTextureObject_t*>(called, 0), &object);
+    ExpectReceived(fake, called, 1, "cudaResourceDesc", family, &res);
+    ExpectReceived(fake, called, 2, tex_layout, family, &tex);
+    ExpectReceived(fake, called, 3, "cudaResourceViewDesc", family, &view);
+    // An absent view stays absent.
+    ASSERT_EQ(fn(&object, &res, &tex, nullptr), cudaSuccess);
+    EXPECT_EQ(fake.Arg<const void*>(called, 3), nullptr);
+  }
+}
+
+TEST(CudartTextureLayouts, ValuesTheOlderLayoutLacksAreRefused) {
+  for (const char* v : kOlderFakes) {
+    SCOPED_TRACE(v);
+    auto rt = OpenFake(v);
+    Control fake(*rt);
+    const int family = rt->family();
+    const bool v2 = family <= 11 && HasSymbol(*rt, "cudaCreateTextureObject_v2");
+    auto create = Entry<decltype(&cudaCreateTextureObject)>(*rt, kCudart_cudaCreateTextureObject);
+    auto surface = Entry<decltype(&cudaCreateSurfaceObject)>(*rt, kCudart_cudaCreateSurfaceObject);
+    ASSERT_NE(create, nullptr);
+    ASSERT_NE(surface, nullptr);
+    cudaResourceDesc res{};
+    cudaTextureDesc tex{};
+    cudaResourceViewDesc view{};
+    cudaTextureObject_t object = 0;
+    res.flags = 1;
+    EXPECT_EQ(create(&object, &res, &tex, &view), cudaErrorNotSupported);
+    EXPECT_EQ(surface(&object, &res), cudaErrorNotSupported);
+    res.flags = 0;
+    view.reserved[15] = 1;
+    EXPECT_EQ(create(&object, &res, &tex, &view), cudaErrorNotSupported);
+    view.reserved[15] = 0;
+    tex.seamlessCubemap = 1;  // 12.x has it, 11.8 through _v2; 11.2 and 10.x cannot say it
+    EXPECT_EQ(create(&object, &res, &tex, &view),
+              family == 12 || v2 ? cudaSuccess : cudaErrorNotSupported);
+    EXPECT_EQ(fake.Calls("cudaCreateTextureObject") + fake.Calls("cudaCreateTextureObject_v2"),
+              family == 12 || v2 ? 1 : 0);
+    EXPECT_EQ(fake.Calls("cudaCreateSurfaceObject"), 0);
+    // The union's spare room (13.0's res.reserved beyond the carried members) is no value.
+    std::memset(reinterpret_cast<unsigned char*>(&res) + 64, 0x5a, 64);
+    EXPECT_EQ(surface(&object, &res), cudaSuccess);
+    EXPECT_EQ(fake.Calls("cudaCreateSurfaceObject"), 1);
+  }
+}
+
+TEST(CudartTextureLayouts, CreateSurfaceObjectConvertsEveryField) {
+  for (const char* v : kOlderFakes) {
+    SCOPED_TRACE(v);
+    auto rt = OpenFake(v);
+    Control fake(*rt);
+    auto fn = Entry<decltype(&cudaCreateSurfaceObject)>(*rt, kCudart_cudaCreateSurfaceObject);
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(rt->status(kCudart_cudaCreateSurfaceObject), EntryStatus::kAdapter);
+    const auto res = Distinct<cudaResourceDesc>("cudaResourceDesc", rt->family(), 7);
+    cudaSurfaceObject_t object = 0;
+    ASSERT_EQ(fn(&object, &res), cudaSuccess);
+    ExpectReceived(fake, "cudaCreateSurfaceObject", 1, "cudaResourceDesc", rt->family(), &res);
+  }
+}
+
+TEST(CudartTextureLayouts, GetResourceDescConvertsBackWithZeroTails) {
+  struct Case {
+    const char* symbol;
+    int index;
+  } cases[] = {
+      {"cudaGetTextureObjectResourceDesc", kCudart_cudaGetTextureObjectResourceDesc},
+      {"cudaGetSurfaceObjectResourceDesc", kCudart_cudaGetSurfaceObjectResourceDesc},
+  };
+  for (const Case& c : cases) {
+    for (const char* v : kOlderFakes) {
+      SCOPED_TRACE(std::string(c.symbol) + " on " + v);
+      auto rt = OpenFake(v);
+      Control fake(*rt);
+      const int family = rt->family();
+      const int old_size = OldSize("cudaResourceDesc", family);
+      std::vector<unsigned char> written(old_size);
+      for (int k = 0; k < old_size; ++k) written[k] = static_cast<unsigned char>(0x80 + k);
+      fake.F<void (*)(const char*, int, const void*, size_t)>("fake_cudart_set_out")(
+          c.symbol, 0, written.data(), written.size());
+      auto fn = reinterpret_cast<cudaError_t (*)(cudaResourceDesc*, unsigned long long)>(
+          rt->Resolve(c.index));
+      ASSERT_NE(fn, nullptr);
+      EXPECT_EQ(rt->status(c.index), EntryStatus::kAdapter);
+      cudaResourceDesc out;
+      std::memset(&out, 0xee, sizeof(out));
+      ASSERT_EQ(fn(&out, 0x1234), cudaSuccess);
+      EXPECT_EQ(fake.Arg<unsigned long long>(c.symbol, 1), 0x1234u);
+      const auto* bytes = reinterpret_cast<const unsigned char*>(&out);
+      std::vector<bool> carried(sizeof(out), false);
+      for (const LayoutFieldT& f : kLayoutFieldsT) {
+        if (std::string(f.layout) != "cudaResourceDesc" || OldOffset(f, family) < 0) continue;
+        for (int k = 0; k < f.size; ++k) {
+          ASSERT_EQ(bytes[f.off13 + k], written[OldOffset(f, family) + k]) << f.path << " " << k;
+          carried[f.off13 + k] = true;
+        }
+      }
+      for (size_t k = 0; k < sizeof(out); ++k) {
+        if (!carried[k]) ASSERT_EQ(bytes[k], 0) << "byte " << k << " (flags, spare room, padding)";
+      }
+      EXPECT_EQ(out.flags, 0u);
+      // A failing runtime's answer comes back, the caller's struct untouched.
+      fake.SetResult(c.symbol, cudaErrorInvalidValue);
+      std::memset(&out, 0xee, sizeof(out));
+      EXPECT_EQ(fn(&out, 1), cudaErrorInvalidValue);
+      EXPECT_EQ(bytes[0], 0xee);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cudyn

@@ -4,7 +4,8 @@
  *
  * Every entry point records its call (a count, and the last call's arguments: each argument's
  * bytes as passed, sizeof its type, at most 64 bytes; a struct passed by value such as dim3,
- * cudaExtent or cudaMemLocation included), writes the configured out-injections, and returns the
+ * cudaExtent or cudaMemLocation included; and for each `const struct X*` argument the whole
+ * struct it points to), writes the configured out-injections, and returns the
  * configured result (default 0 = cudaSuccess). Functions returning const char* return the static
  * string "fake:<symbol>"; exported names no header declares are `int NAME(void)`.
  *
@@ -50,6 +51,11 @@ int fake_cudart_call_count(const char* symbol);
  * out (at most `size`); returns the recorded byte count, or -1 when there was no such call or
  * argument. */
 int fake_cudart_last_arg(const char* symbol, int arg_index, void* out, size_t size);
+/* Copies the struct a `const struct X*` argument `arg_index` of the last call of `symbol` pointed
+ * to, as it was at the call, in the fake's own layout (sizeof X of the fake's headers), into out
+ * (at most `size`); returns its byte count: 0 when the pointer was NULL, -1 when there was no such
+ * call or the argument is no `const struct X*` of a complete type. */
+int fake_cudart_last_pointee(const char* symbol, int arg_index, void* out, size_t size);
 /* Makes every later call of `symbol` (until reset) write `bytes` through its pointer argument
  * `arg_index` when that pointer is not NULL, after the fake's own behaviour above. */
 void fake_cudart_set_out(const char* symbol, int arg_index, const void* bytes, size_t size);

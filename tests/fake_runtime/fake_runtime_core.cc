@@ -17,6 +17,7 @@ namespace {
 struct Record {
   int calls = 0;
   std::vector<std::vector<unsigned char>> args;  // the last call's
+  std::map<int, std::vector<unsigned char>> pointees;  // the last call's `const struct X*` targets
   int result = 0;
   std::map<int, std::vector<unsigned char>> outs;  // argument index -> bytes written through it
 };
@@ -75,11 +76,17 @@ void Call::Add(const void* bytes, size_t size) {
   args_.emplace_back(p, p + (size < kMaxArgBytes ? size : kMaxArgBytes));
 }
 
+void Call::AddPointee(int index, const void* bytes, size_t size) {
+  const auto* p = static_cast<const unsigned char*>(bytes);
+  pointees_[index].assign(p, p + size);
+}
+
 int Call::Commit() {
   std::lock_guard<std::mutex> lock(S().mu);
   Record& r = S().records[symbol_];
   r.calls++;
   r.args = args_;
+  r.pointees = pointees_;
   outs_ = r.outs;
   return r.result;
 }
@@ -193,6 +200,19 @@ int fake_cudart_last_arg(const char* symbol, int arg_index, void* out, size_t si
   }
   const auto& bytes = it->second.args[arg_index];
   if (out != nullptr) std::memcpy(out, bytes.data(), bytes.size() < size ? bytes.size() : size);
+  return static_cast<int>(bytes.size());
+}
+
+int fake_cudart_last_pointee(const char* symbol, int arg_index, void* out, size_t size) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  auto it = S().records.find(symbol);
+  if (it == S().records.end()) return -1;
+  auto p = it->second.pointees.find(arg_index);
+  if (p == it->second.pointees.end()) return -1;
+  const auto& bytes = p->second;
+  if (out != nullptr && !bytes.empty()) {
+    std::memcpy(out, bytes.data(), bytes.size() < size ? bytes.size() : size);
+  }
   return static_cast<int>(bytes.size());
 }
 

@@ -22,13 +22,21 @@ class Call {
   void Arg(const T& value) {
     Add(&value, sizeof(T));
   }
+  // A `const struct X*` argument: the struct it points to, in the fake's own layout (nothing for
+  // NULL), kept for fake_cudart_last_pointee.
+  template <typename T>
+  void Pointee(int index, const T* p) {
+    AddPointee(index, p, p != nullptr ? sizeof(T) : 0);
+  }
   int Commit();
   void WriteOuts();
 
  private:
   void Add(const void* bytes, size_t size);
+  void AddPointee(int index, const void* bytes, size_t size);
   const char* symbol_;
   std::vector<std::vector<unsigned char>> args_;
+  std::map<int, std::vector<unsigned char>> pointees_;
   std::map<int, std::vector<unsigned char>> outs_;
 };
 

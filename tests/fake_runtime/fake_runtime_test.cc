@@ -45,7 +45,7 @@ std::vector<std::string> Split(const std::string& s, char sep) {
 const char* const kControlApi[] = {
     "fake_cudart_reset",        "fake_cudart_set_result", "fake_cudart_set_driver_version",
     "fake_cudart_call_count",   "fake_cudart_last_arg",   "fake_cudart_set_out",
-    "fake_cudart_chosen_field", "fake_cudart_identity",
+    "fake_cudart_chosen_field", "fake_cudart_identity",   "fake_cudart_last_pointee",
 };
 
 // ---- the ELF file, as `readelf --dyn-syms --wide` and `readelf -d` show it ------------------

@@ -28,6 +28,7 @@ namespace {
 using cudyn_real::kRealDrivers;
 using cudyn_real::kRealRuntimes;
 using cudyn_real::RealDriver;
+using cudyn_real::RealRuntime;
 
 std::string Dir(const std::string& path) { return path.substr(0, path.rfind('/')); }
 
@@ -56,7 +57,13 @@ int Choose(int argc, char** argv) {
   std::printf("missing=%d\n", missing);
   for (int index : {cudyn::kCudart_cudaMemAdvise, cudyn::kCudart_cudaGraphAddNode,
                     cudyn::kCudart_cudaGetDeviceProperties, cudyn::kCudart_cudaMemcpy,
-                    cudyn::kCudart_cudaGraphInstantiate}) {
+                    cudyn::kCudart_cudaGraphInstantiate,
+                    // Texture / surface descriptors: converted between layouts on 11.x / 12.x.
+                    cudyn::kCudart_cudaCreateTextureObject, cudyn::kCudart_cudaCreateSurfaceObject,
+                    cudyn::kCudart_cudaGetTextureObjectResourceDesc,
+                    cudyn::kCudart_cudaGetSurfaceObjectResourceDesc,
+                    cudyn::kCudart_cudaGetTextureObjectResourceViewDesc,
+                    cudyn::kCudart_cudaGetTextureObjectTextureDesc}) {
     std::printf("status.%s=%s\nbound.%s=%s\n", std::string(cudyn::CudartSymbol(index)).c_str(),
                 cudyn::EntryStatusName(rt->status(index)),
                 std::string(cudyn::CudartSymbol(index)).c_str(), rt->bound_symbol(index).c_str());
@@ -73,7 +80,8 @@ int Choose(int argc, char** argv) {
   return 0;
 }
 
-std::map<std::string, std::string> RunChoose(const std::string& driver, const std::string& clamp) {
+std::map<std::string, std::string> RunChoose(const std::string& driver, const std::string& clamp,
+                                             const std::vector<std::string>& dirs = RuntimeDirs()) {
   int fds[2];
   std::map<std::string, std::string> out;
   if (pipe(fds) != 0) return out;
@@ -92,7 +100,7 @@ std::map<std::string, std::string> RunChoose(const std::string& driver, const st
   for (std::string& s : env) envp.push_back(&s[0]);
   envp.push_back(nullptr);
   std::vector<std::string> args = {"/proc/self/exe", "--choose"};
-  for (const std::string& d : RuntimeDirs()) args.push_back(d);
+  for (const std::string& d : dirs) args.push_back(d);
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(&s[0]);
   argv.push_back(nullptr);
@@ -156,6 +164,36 @@ TEST(CudartOnRealDrivers, TheNewestRuntimeEachDriverRuns) {
     EXPECT_EQ(r["count_rc"], "100");
     EXPECT_EQ(r["props_rc"], "100");
   }
+}
+
+// The texture / surface entries whose descriptors changed layout in 13.0 (cudaResourceDesc 64 ->
+// 144 B, cudaResourceViewDesc 48 -> 112 B, 11.x cudaTextureDesc 68 -> 72 B) are served by the
+// layout-converting adapters on every real runtime before 13.0, not missing.
+TEST(CudartOnRealDrivers, TextureAndSurfaceEntriesAreAdaptersOnEveryOlderRuntime) {
+  const RealDriver* newest_driver = &kRealDrivers[0];
+  for (const RealDriver& d : kRealDrivers) {
+    if (d.cuda > newest_driver->cuda) newest_driver = &d;
+  }
+  const RealDriver& newest = *newest_driver;
+  int older = 0;
+  for (const RealRuntime& runtime : kRealRuntimes) {
+    if (std::string(runtime.version) >= "13") continue;
+    SCOPED_TRACE(std::string("runtime ") + runtime.version + " on driver " + newest.major);
+    auto r = RunChoose(DriverPath(newest.major), "",
+                       {Dir(cudyn::testing::Runfile(runtime.path))});
+    ASSERT_EQ(r["ok"], "1");
+    EXPECT_EQ(r["family"], runtime.version[1] == '2' ? "12" : "11");
+    for (const char* entry :
+         {"cudaCreateTextureObject", "cudaCreateSurfaceObject", "cudaGetTextureObjectResourceDesc",
+          "cudaGetSurfaceObjectResourceDesc", "cudaGetTextureObjectResourceViewDesc"}) {
+      EXPECT_EQ(r[std::string("status.") + entry], "adapter") << entry;
+    }
+    // 12.x's cudaTextureDesc is 13.0's: native there.
+    EXPECT_EQ(r["status.cudaGetTextureObjectTextureDesc"],
+              runtime.version[1] == '2' ? "native" : "adapter");
+    ++older;
+  }
+  EXPECT_GE(older, 4);  // 11.2, 11.8, 12.4, 12.5
 }
 
 TEST(CudartOnRealDrivers, ClampChoosesFamily11On535) {
