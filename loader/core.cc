@@ -8,9 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 
 #include "spdlog/sinks/stdout_sinks.h"
@@ -498,6 +500,71 @@ std::vector<std::pair<uintptr_t, uintptr_t>> ModuleCodeRanges(const void* addres
   module.ranges = &ranges;
   if (address != nullptr) dl_iterate_phdr(CollectModuleCode, &module);
   return ranges;
+}
+
+namespace {
+
+// The defining object of `address` is the library `identity` names (uncached).
+bool ClassifyLibraryCode(const void* address, const LibraryIdentity& identity) {
+  Dl_info where{};
+  if (dladdr(address, &where) == 0 || where.dli_fname == nullptr || where.dli_fname[0] == '\0') {
+    return false;
+  }
+  // RTLD_NOLOAD: a handle to the object already mapped (the main program has no name to open).
+  void* handle = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) return false;
+  bool is_library = false;
+  if (dlsym(handle, identity.cudyn_marker) == nullptr) {
+    void* version = dlsym(handle, identity.version_symbol);
+    Dl_info defined{};
+    // Its own definition, not one of its dependencies'.
+    is_library = version != nullptr && dladdr(version, &defined) != 0 &&
+                 defined.dli_fbase == where.dli_fbase;
+  }
+  dlclose(handle);
+  return is_library;
+}
+
+// Verdicts per (identity, executable range); an object stays what it was while mapped (the
+// runtimes it is asked about are never unloaded). Lock-free reads: a slot is published by `used`
+// (release) after its fields; writers serialise on `insert`. Full: answers stay uncached.
+struct LibraryCodeCache {
+  static constexpr int kSlots = 32;
+  struct Slot {
+    const LibraryIdentity* identity = nullptr;
+    uintptr_t begin = 0, end = 0;
+    bool verdict = false;
+  };
+  Slot slots[kSlots];
+  std::atomic<int> used{0};
+  std::mutex insert;
+};
+LibraryCodeCache g_library_code_cache;
+
+}  // namespace
+
+bool IsLibraryCode(const void* address, const LibraryIdentity& identity) {
+  if (address == nullptr) return false;
+  LibraryCodeCache& cache = g_library_code_cache;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(address);
+  const int used = cache.used.load(std::memory_order_acquire);
+  for (int i = 0; i < used; ++i) {
+    const LibraryCodeCache::Slot& slot = cache.slots[i];
+    if (slot.identity == &identity && p >= slot.begin && p < slot.end) return slot.verdict;
+  }
+  const bool verdict = ClassifyLibraryCode(address, identity);
+  try {
+    std::vector<std::pair<uintptr_t, uintptr_t>> ranges = ModuleCodeRanges(address);
+    std::lock_guard<std::mutex> guard(cache.insert);
+    for (const auto& range : ranges) {
+      const int n = cache.used.load(std::memory_order_relaxed);
+      if (n >= LibraryCodeCache::kSlots) break;
+      cache.slots[n] = {&identity, range.first, range.second, verdict};
+      cache.used.store(n + 1, std::memory_order_release);
+    }
+  } catch (...) {  // no memory for the range list: the answer stays uncached
+  }
+  return verdict;
 }
 
 // --- Logging and environment -------------------------------------------------------------------

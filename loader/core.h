@@ -216,6 +216,9 @@ struct LibraryIdentity {
   const char* version_symbol;  // "cuDriverGetVersion", "cudaRuntimeGetVersion"
   const char* cudyn_marker;    // "cudynEntryCount", "cudynCudartEntryCount"
 };
+// The CUDA runtime's: its loader recognises candidates by it, the driver's drop-in its callers.
+inline constexpr LibraryIdentity kCudaRuntimeIdentity = {"cudaRuntimeGetVersion",
+                                                         "cudynCudartEntryCount"};
 
 // The first steps of trying a candidate: an absolute path is checked first (missing, directory,
 // FIFO, truncated, other architecture: dlopen would say little or worse), then dlopen'ed
@@ -267,6 +270,11 @@ bool IsCudynFunction(const void* fn);
 bool IsLoadedCode(const void* fn);
 // The executable ranges of the loaded object containing `address`.
 std::vector<std::pair<uintptr_t, uintptr_t>> ModuleCodeRanges(const void* address);
+// True when `address` is code of a loaded shared object that is the library `identity` names and
+// not cudyn: it defines identity.version_symbol itself and exports no identity.cudyn_marker (as
+// OpenCandidate recognises a candidate). The main program is never one: dlopen cannot name it.
+// Answers are cached per object (a few loads after the first call from it); never throws.
+bool IsLibraryCode(const void* address, const LibraryIdentity& identity);
 
 // --- Logging and environment -------------------------------------------------------------------
 

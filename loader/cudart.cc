@@ -21,8 +21,7 @@ namespace {
 
 using RuntimeGetVersionFn = int (*)(int*);
 
-const internal::LibraryIdentity kRuntimeIdentity = {"cudaRuntimeGetVersion",
-                                                     "cudynCudartEntryCount"};
+const internal::LibraryIdentity& kRuntimeIdentity = internal::kCudaRuntimeIdentity;
 
 // A driver version newer than every family: CudartSonamesForDriver() of it lists them all.
 constexpr int kAnyDriver = 99999;
@@ -357,13 +356,16 @@ void Runtime::Discover(const RuntimeOptions& options) {
   // driver side warns about a value that is not a version).
   const std::optional<int> clamp =
       internal::ChooseClamp(options.max_cuda_version, options.use_environment, nullptr);
+  int real_driver_version = 0;
   if (options.driver_version) {
-    driver_version_ = *options.driver_version;
+    driver_version_ = real_driver_version = *options.driver_version;
   } else {
     Driver& driver = DefaultDriver();
     driver_version_ = driver.ok() ? driver.effective_version() : 0;
+    real_driver_version = driver.ok() ? driver.cuda_version() : 0;
   }
   if (clamp && driver_version_ > 0 && *clamp < driver_version_) driver_version_ = *clamp;
+  clamped_ = driver_version_ > 0 && driver_version_ < real_driver_version;
   adapter_instance_ = internal::AcquireCudartAdapterInstance(this);
 
   const std::optional<bool> explicit_accepted = internal::TryExplicitPath(
@@ -457,6 +459,15 @@ internal::Binding RuntimePolicy::Bind(void* self, int index, internal::BindMode)
   Runtime& rt = *static_cast<Runtime*>(self);
   const CudartRule& rule = CudartRuleFor(index, rt.family_);
   internal::Binding binding;
+  if (index == kCudart_cudaDriverGetVersion && rt.clamped_ &&
+      rt.Symbol("cudaDriverGetVersion") != nullptr) {
+    // The chosen runtime reaches the real driver (stubs/shim.cc): cudyn reports the clamp.
+    binding.fn = internal::CudartClampedDriverGetVersion(rt.adapter_instance_);
+    if (binding.fn != nullptr) {
+      binding.status = internal::SlotState::kAdapter;
+      return binding;
+    }
+  }
   int k = 0;
   for (const char* c = rule.candidates; *c != '\0'; c += std::strlen(c) + 1, ++k) {
     void* fn = dlsym(rt.handle_, c);
@@ -477,6 +488,10 @@ internal::Binding RuntimePolicy::Bind(void* self, int index, internal::BindMode)
 
 std::string RuntimePolicy::AdapterText(const void* self, int index) {
   const Runtime& rt = *static_cast<const Runtime*>(self);
+  if (index == kCudart_cudaDriverGetVersion && rt.clamped_) {
+    return "cudaDriverGetVersion reports the clamp (CUDA " + std::to_string(rt.driver_version_) +
+           ") over " + rt.path_;
+  }
   return std::string(CudartSymbol(index)) + " served by adapter " +
          CudartAdapterName(CudartRuleFor(index, rt.family_).adapter) + " on " + rt.path_ +
          " (CUDA " + std::to_string(rt.version_) + ")";

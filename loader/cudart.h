@@ -227,6 +227,7 @@ class Runtime {
   int version_ = 0;
   std::string version_source_;
   int driver_version_ = 0;
+  bool clamped_ = false;  // driver_version_ is below the real driver's (a clamp)
   int adapter_instance_ = -1;
 };
 

@@ -736,7 +736,39 @@ static_assert(sizeof(kAdapterRows) / sizeof(kAdapterRows[0]) == kGeneratedAdapte
               "cudart_adapters.tsv and loader/cudart_adapters.cc disagree");
 #endif  // CUDYN_CUDART_ADAPTERS
 
+// Under a clamp the chosen runtime reaches the real driver (stubs/shim.cc says why), so its own
+// cudaDriverGetVersion reports the real version; the program is told the clamped one. Errors and
+// a NULL argument are the runtime's own answers.
+template <int I>
+cudaError_t ClampedDriverGetVersion(int* driverVersion) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return static_cast<cudaError_t>(kCudartErrorInitFailed);
+  using Fn = cudaError_t (*)(int*);
+  auto fn = reinterpret_cast<Fn>(rt->Symbol("cudaDriverGetVersion"));
+  if (fn == nullptr) return static_cast<cudaError_t>(kCudartErrorSymbolNotFound);
+  const cudaError_t rc = fn(driverVersion);
+  if (rc == cudaSuccess && driverVersion != nullptr && rt->driver_version() > 0 &&
+      *driverVersion > rt->driver_version()) {
+    *driverVersion = rt->driver_version();
+  }
+  return rc;
+}
+
 }  // namespace
+
+void* CudartClampedDriverGetVersion(int id) {
+  static_assert(kMaxCudartInstances == 8, "one instance per id below");
+  void* const instances[kMaxCudartInstances] = {
+      reinterpret_cast<void*>(&ClampedDriverGetVersion<0>),
+      reinterpret_cast<void*>(&ClampedDriverGetVersion<1>),
+      reinterpret_cast<void*>(&ClampedDriverGetVersion<2>),
+      reinterpret_cast<void*>(&ClampedDriverGetVersion<3>),
+      reinterpret_cast<void*>(&ClampedDriverGetVersion<4>),
+      reinterpret_cast<void*>(&ClampedDriverGetVersion<5>),
+      reinterpret_cast<void*>(&ClampedDriverGetVersion<6>),
+      reinterpret_cast<void*>(&ClampedDriverGetVersion<7>)};
+  return id >= 0 && id < kMaxCudartInstances ? instances[id] : nullptr;
+}
 
 int AcquireCudartAdapterInstance(Runtime* runtime) { return g_cudart_instances.Acquire(runtime); }
 

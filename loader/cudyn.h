@@ -255,6 +255,12 @@ Driver& DefaultDriver();
 extern std::atomic<void*> g_default_slots[kEntryCount];
 void* ResolveDefaultSlow(int index);
 
+// True when `address` is code of a CUDA runtime library that is not cudyn's (a loaded shared
+// object defining cudaRuntimeGetVersion itself, with no cudyn marker; never the main program).
+// The drop-in hands such a caller the real driver under a clamp (stubs/shim.cc says why).
+// Cached per object after the first call from it.
+bool IsCudaRuntimeCode(const void* address);
+
 // True when this build can serve entry `index` through an adapter on a driver that lacks it: a
 // same-signature predecessor, or a custom adapter whose types the compiling CUDA headers declare
 // (built against 11.8 headers, e.g., cuMemAdvise_v2's CUmemLocation adapter is compiled out).

@@ -471,6 +471,10 @@ const int kWellKnownDriverDirCount =
 
 Driver& DefaultDriver() { return internal::DefaultInstance<Driver>(); }
 
+bool IsCudaRuntimeCode(const void* address) {
+  return internal::IsLibraryCode(address, internal::kCudaRuntimeIdentity);
+}
+
 void* ResolveDefaultSlow(int index) { return DefaultDriver().ResolveSlow(index); }
 
 }  // namespace cudyn

@@ -38,6 +38,9 @@ Runtime* CudartAdapterRuntime(int id);
 // The adapter function for `adapter` (a CudartAdapter) bound to instance `id`, or nullptr when
 // there is none or `runtime` lacks every older function the adapter could call.
 void* CudartAdapterFunction(int adapter, int id, const Runtime& runtime);
+// cudaDriverGetVersion for instance `id` under a clamp: the runtime's answer, capped at the
+// clamped driver version (the runtime itself reaches the real driver). nullptr: bad id.
+void* CudartClampedDriverGetVersion(int id);
 
 }  // namespace internal
 }  // namespace cudyn

@@ -9,6 +9,16 @@
 //    (1 no such symbol, 2 version not sufficient), v1 as 500. Like a 13.x driver, a request above
 //    an effective version of 13.0 or later is CUDA_ERROR_INVALID_VALUE.
 //  * cuGetErrorName / cuGetErrorString work without any driver.
+//  * Under a clamp, a CUDA runtime library that reached the drop-in as its libcuda.so.1 (the
+//    program linked with -lcuda loads the drop-in first) gets the real driver's own
+//    cuDriverGetVersion and cuGetProcAddress answers: a runtime checks the driver's version and
+//    entry points against the driver's export tables, and a clamped answer fails its first call
+//    with 103 (cudaErrorSoftwareValidityNotEstablished; measured with the real 11.8 and 12.5
+//    runtimes on driver 580, where the same runtime answers 0 when it reaches the real driver).
+//    The clamp still holds for the program's own driver calls, and for its runtime calls through
+//    cudyn's runtime layer (loader/cudart.cc answers cudaDriverGetVersion under a clamp).
+#include <dlfcn.h>
+
 #include <cstring>
 #include <string_view>
 
@@ -80,16 +90,38 @@ bool DefaultDriverProvides(int index) {
   return kTrampolines[index] != nullptr && DefaultDriver().Probe(index) != nullptr;
 }
 
-// The effective version once the default driver is open (0 before): cuDriverGetVersion's hot
-// path is one load, one test, one store.
+// The effective version once the default driver is open (0 before), and the driver's own:
+// cuDriverGetVersion's hot path is two loads, a test and a store (a clamped process also asks
+// whether its caller is a CUDA runtime).
 int g_open_driver_version = 0;
+int g_real_driver_version = 0;
+
+// Under a clamp, whether the caller at `return_address` is a CUDA runtime library that must see
+// the real driver (the file comment says why).
+bool ServeRealDriver(const Driver& driver, const void* return_address) {
+  return driver.effective_version() != driver.cuda_version() && IsCudaRuntimeCode(return_address);
+}
+
+using RealGetProcAddressFn = CUresult (*)(const char*, void**, int, cuuint64_t);
+using RealGetProcAddressV2Fn = CUresult (*)(const char*, void**, int, cuuint64_t, int*);
 
 CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags, int* status,
-                     bool v2) {
+                     bool v2, const void* caller) {
   if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *pfn = nullptr;
   Driver& driver = DefaultDriver();
   if (!driver.ok()) return static_cast<CUresult>(driver.error());
+  if (ServeRealDriver(driver, caller)) {
+    // The real driver's own lookup; a v2 request on a driver without v2 (before 12.0) is answered
+    // below, as for any client.
+    if (v2) {
+      if (void* real = dlsym(driver.handle(), "cuGetProcAddress_v2")) {
+        return reinterpret_cast<RealGetProcAddressV2Fn>(real)(symbol, pfn, version, flags, status);
+      }
+    } else if (void* real = dlsym(driver.handle(), "cuGetProcAddress")) {
+      return reinterpret_cast<RealGetProcAddressFn>(real)(symbol, pfn, version, flags);
+    }
+  }
   if (driver.effective_version() >= 13000 && version > driver.effective_version()) {
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -113,23 +145,31 @@ extern "C" {
 
 #undef cuDriverGetVersion
 CUDYN_STUB_API CUresult CUDAAPI cuDriverGetVersion(int* version) {
-  int open_version = __atomic_load_n(&cudyn::g_open_driver_version, __ATOMIC_RELAXED);
+  const int open_version = __atomic_load_n(&cudyn::g_open_driver_version, __ATOMIC_ACQUIRE);
+  const int real_version = __atomic_load_n(&cudyn::g_real_driver_version, __ATOMIC_RELAXED);
   if (__builtin_expect(open_version != 0 && version != nullptr, 1)) {
-    *version = open_version;
+    *version = open_version == real_version ||
+                       !cudyn::IsCudaRuntimeCode(__builtin_return_address(0))
+                   ? open_version
+                   : real_version;
     return CUDA_SUCCESS;
   }
   if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
   cudyn::Driver& driver = cudyn::DefaultDriver();
   if (!driver.ok()) return static_cast<CUresult>(driver.error());
-  *version = driver.effective_version();
-  __atomic_store_n(&cudyn::g_open_driver_version, *version, __ATOMIC_RELAXED);
+  *version = cudyn::ServeRealDriver(driver, __builtin_return_address(0))
+                 ? driver.cuda_version()
+                 : driver.effective_version();
+  __atomic_store_n(&cudyn::g_real_driver_version, driver.cuda_version(), __ATOMIC_RELAXED);
+  __atomic_store_n(&cudyn::g_open_driver_version, driver.effective_version(), __ATOMIC_RELEASE);
   return CUDA_SUCCESS;
 }
 
 #undef cuGetProcAddress
 CUDYN_STUB_API CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion,
                                                  cuuint64_t flags) {
-  return cudyn::ProcAddress(symbol, pfn, cudaVersion, flags, nullptr, false);
+  return cudyn::ProcAddress(symbol, pfn, cudaVersion, flags, nullptr, false,
+                            __builtin_return_address(0));
 }
 
 #if CUDA_VERSION >= 12000
@@ -139,7 +179,7 @@ CUDYN_STUB_API CUresult CUDAAPI cuGetProcAddress_v2(const char* symbol, void** p
                                                     CUdriverProcAddressQueryResult* symbolStatus) {
   static_assert(sizeof(CUdriverProcAddressQueryResult) == sizeof(int), "enum is an int");
   return cudyn::ProcAddress(symbol, pfn, cudaVersion, flags, reinterpret_cast<int*>(symbolStatus),
-                            true);
+                            true, __builtin_return_address(0));
 }
 #endif
 

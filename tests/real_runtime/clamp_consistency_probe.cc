@@ -1,0 +1,69 @@
+// A program whose libcuda.so.1 is cudyn's drop-in, loaded first (as a program linked with -lcuda
+// gets it), then a CUDA runtime: the real one given, or cudyn's runtime drop-in. Prints what each
+// layer reports, for clamp_consistency_test.sh:
+//   program_driver=<cuDriverGetVersion as the program sees it>
+//   runtime_driver=<cudaDriverGetVersion of the runtime>   runtime_version=<cudaRuntimeGetVersion>
+//   device_count_rc=<cudaGetDeviceCount's result>          libcuda_files=<real libcuda files mapped>
+//   dropin_mapped=<1 when the drop-in is the process's libcuda.so.1>
+// Usage: clamp_consistency_probe RUNTIME_LIBRARY   (exit 2: a library did not load)
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <string>
+
+namespace {
+
+using VersionFn = int (*)(int*);
+
+int Version(void* handle, const char* name, int* rc) {
+  auto fn = reinterpret_cast<VersionFn>(dlsym(handle, name));
+  int value = 0;
+  *rc = fn != nullptr ? fn(&value) : -1;
+  return value;
+}
+
+// Distinct mapped files named libcuda.so.<something> other than the drop-in's name.
+int RealDriverFilesMapped() {
+  std::ifstream maps("/proc/self/maps");
+  std::set<std::string> files;
+  for (std::string line; std::getline(maps, line);) {
+    const size_t slash = line.rfind('/');
+    if (slash == std::string::npos) continue;
+    const std::string name = line.substr(slash + 1);
+    if (name.rfind("libcuda.so.", 0) == 0) files.insert(line.substr(line.find('/')));
+  }
+  return static_cast<int>(files.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s RUNTIME_LIBRARY\n", argv[0]);
+    return 2;
+  }
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (driver == nullptr) {
+    std::fprintf(stderr, "libcuda.so.1: %s\n", dlerror());
+    return 2;
+  }
+  std::printf("dropin_mapped=%d\n", dlsym(driver, "cudynEntryCount") != nullptr ? 1 : 0);
+  int rc = 0;
+  const int program_driver = Version(driver, "cuDriverGetVersion", &rc);
+  std::printf("program_driver=%d (rc %d)\n", program_driver, rc);
+  void* runtime = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (runtime == nullptr) {
+    std::fprintf(stderr, "%s: %s\n", argv[1], dlerror());
+    return 2;
+  }
+  const int runtime_driver = Version(runtime, "cudaDriverGetVersion", &rc);
+  std::printf("runtime_driver=%d (rc %d)\n", runtime_driver, rc);
+  const int runtime_version = Version(runtime, "cudaRuntimeGetVersion", &rc);
+  std::printf("runtime_version=%d (rc %d)\n", runtime_version, rc);
+  Version(runtime, "cudaGetDeviceCount", &rc);  // the count itself: no GPU here
+  std::printf("device_count_rc=%d\n", rc);
+  std::printf("libcuda_files=%d\n", RealDriverFilesMapped());
+  return 0;
+}
