@@ -168,12 +168,16 @@ main() {
   # tests/packaging checks what ships (no debug paths, NEEDED only glibc/libstdc++, setuid
   # refusal, consumers linking without -fsanitize): sanitizer-instrumented copies are not that,
   # so those tests run in the plain step only.
-  local sanitized=(-- //... -//tests/packaging/...)
+  # --build_tests_only: what the tests do not use (benchmarks, the .deb and tarball, examples'
+  # binaries) is built once, by the plain step, not instrumented three more times.
+  local sanitized=(--build_tests_only -- //... -//tests/packaging/...)
   run_bazel_tests asan --config=asan "${sanitized[@]}"
   run_bazel_tests ubsan --config=ubsan "${sanitized[@]}"
   run_bazel_tests tsan --config=tsan "${sanitized[@]}"
   # libFuzzer smoke runs (clang-14, outside Bazel): short, real fuzzing, fail on any finding. Two
-  # at a time: each builds and fuzzes on one core, and the machine has two.
+  # at a time: each builds and fuzzes on one core, and the machine has two. One object cache for
+  # the step: env, shim and cudart compile the same loader sources (tests/fuzz/libfuzzer.sh).
+  export FUZZ_OBJ_CACHE="$LOGDIR/fuzz-objects"
   run_scripts_parallel 2 \
     "fuzz_elf_reader=tools/elf/run_fuzzer.sh 20" \
     "fuzz_fatbin_reader=tools/fatbin/run_fuzzer.sh 20" \

@@ -3,16 +3,51 @@
 #
 #   libfuzzer_build OUT SOURCE_OR_FLAG...
 #       clang++ (CLANGXX, default clang++-14) -std=c++17 with -fsanitize=fuzzer,address,undefined.
+#       With FUZZ_OBJ_CACHE (a directory) each source is compiled once into it and shared by every
+#       build with the same flags (the three loader targets compile the same loader sources; CI
+#       sets it for its fuzz step only, as objects are keyed by source path and flags, not by the
+#       headers they include).
 #   libfuzzer_run NAME BINARY WORK SECONDS MAX_LEN [libFuzzer flag...] -- [CORPUS_DIR...]
 #       runs BINARY from WORK over FUZZ_CORPUS (default WORK/corpus) and the seed directories, with
 #       FUZZ_ARGS appended and LIBFUZZER_ENV (an array, optional) in the environment. Exits with
 #       libFuzzer's status on a finding (reproducers kept in WORK/artifacts); on success deletes WORK.
 
+_LIBFUZZER_FLAGS=(-std=c++17 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all)
+
 libfuzzer_build() {
-  local out=$1
+  local out=$1 src key obj sources=() compile=() link=() objects=()
   shift
-  "${CLANGXX:-clang++-14}" -std=c++17 -g -O1 -fno-omit-frame-pointer \
-    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "$@" -o "$out"
+  local clang=${CLANGXX:-clang++-14}
+  if [[ -z ${FUZZ_OBJ_CACHE:-} ]]; then
+    "$clang" "${_LIBFUZZER_FLAGS[@]}" -fsanitize=fuzzer,address,undefined "$@" -o "$out"
+    return
+  fi
+  while (($#)); do
+    case "$1" in
+      -l* | -pthread) link+=("$1") ;;
+      -isystem | -iquote | -include | -I | -D) compile+=("$1" "$2") && shift ;;  # flag + its value
+      -*) compile+=("$1") ;;
+      *) sources+=("$1") ;;
+    esac
+    shift
+  done
+  mkdir -p "$FUZZ_OBJ_CACHE"
+  for src in "${sources[@]}"; do
+    key=$(printf '%s\0' "$clang" "${_LIBFUZZER_FLAGS[@]}" "${compile[@]}" "$(realpath "$src")" |
+      sha256sum | cut -c1-32)
+    obj="$FUZZ_OBJ_CACHE/$key.o"
+    # One compile per object even when two builds want it at once: the second waits for the lock.
+    (
+      flock 9
+      [[ -f $obj ]] || {
+        "$clang" "${_LIBFUZZER_FLAGS[@]}" -fsanitize=fuzzer-no-link,address,undefined \
+          "${compile[@]}" -c "$src" -o "$obj.tmp" && mv "$obj.tmp" "$obj"
+      }
+    ) 9>"$obj.lock"
+    objects+=("$obj")
+  done
+  "$clang" "${_LIBFUZZER_FLAGS[@]}" -fsanitize=fuzzer,address,undefined "${objects[@]}" \
+    "${link[@]}" -o "$out"
 }
 
 libfuzzer_run() {
