@@ -261,6 +261,14 @@ void* ResolveDefaultSlow(int index);
 // Cached per object after the first call from it.
 bool IsCudaRuntimeCode(const void* address);
 
+// Under `cudyn run --cudart` (CUDYN_CUDART_PATH names the runtime cudyn's runtime layer uses): when
+// `caller` is code of another CUDA runtime library (IsCudaRuntimeCode, in a file other than that
+// one after realpath), warns once per process that this file's calls bypass cudyn. Without
+// CUDYN_CUDART_PATH (or under AT_SECURE) it stays silent: which runtime is cudyn's is not known.
+// The drop-in calls it for cuGetProcAddress / cuDriverGetVersion callers (a runtime calls one of
+// them first). A few loads for callers already seen; never throws.
+void WarnIfOtherCudaRuntime(const void* caller) noexcept;
+
 // True when this build can serve entry `index` through an adapter on a driver that lacks it: a
 // same-signature predecessor, or a custom adapter whose types the compiling CUDA headers declare
 // (built against 11.8 headers, e.g., cuMemAdvise_v2's CUmemLocation adapter is compiled out).

@@ -5,9 +5,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "loader/cudyn.h"
 #include "loader/internal.h"
@@ -473,6 +479,75 @@ Driver& DefaultDriver() { return internal::DefaultInstance<Driver>(); }
 
 bool IsCudaRuntimeCode(const void* address) {
   return internal::IsLibraryCode(address, internal::kCudaRuntimeIdentity);
+}
+
+namespace {
+
+// WarnIfOtherCudaRuntime's state: the code ranges of the runtime cudyn chose, recorded at its first
+// call (its later calls cost a few loads), and whether the warning was given.
+struct OtherRuntimeWatch {
+  static constexpr int kRanges = 8;
+  std::atomic<int> used{0};
+  std::pair<uintptr_t, uintptr_t> chosen_code[kRanges];
+  std::mutex insert;
+  std::atomic<bool> warned{false};
+};
+OtherRuntimeWatch g_other_runtime_watch;
+
+// The runtime `cudyn run` chose (CUDYN_CUDART_PATH, resolved); empty when unset, not absolute,
+// unresolvable or ignored under AT_SECURE. Leaked: the drop-in may be called during static
+// destruction.
+const std::string& ChosenRuntimeRealPath() {
+  static const std::string* chosen = [] {
+    std::string resolved;
+    const std::string env = internal::IsSecureExecution() ? std::string()
+                                                           : internal::GetEnv("CUDYN_CUDART_PATH");
+    if (!env.empty() && env[0] == '/') {
+      if (char* real = realpath(env.c_str(), nullptr)) {
+        resolved = real;
+        free(real);
+      }
+    }
+    return new std::string(std::move(resolved));
+  }();
+  return *chosen;
+}
+
+}  // namespace
+
+void WarnIfOtherCudaRuntime(const void* caller) noexcept {
+  OtherRuntimeWatch& watch = g_other_runtime_watch;
+  if (caller == nullptr || watch.warned.load(std::memory_order_relaxed)) return;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(caller);
+  const int used = watch.used.load(std::memory_order_acquire);
+  for (int i = 0; i < used; ++i) {
+    if (p >= watch.chosen_code[i].first && p < watch.chosen_code[i].second) return;
+  }
+  if (!IsCudaRuntimeCode(caller)) return;  // cached per object
+  try {
+    const std::string& chosen = ChosenRuntimeRealPath();
+    if (chosen.empty()) return;
+    Dl_info info;
+    if (dladdr(caller, &info) == 0 || info.dli_fname == nullptr) return;
+    char* real = realpath(info.dli_fname, nullptr);
+    const std::string file = real != nullptr ? std::string(real) : std::string(info.dli_fname);
+    free(real);
+    if (file == chosen) {
+      std::vector<std::pair<uintptr_t, uintptr_t>> ranges = internal::ModuleCodeRanges(caller);
+      std::lock_guard<std::mutex> guard(watch.insert);
+      for (const auto& range : ranges) {
+        const int n = watch.used.load(std::memory_order_relaxed);
+        if (n >= OtherRuntimeWatch::kRanges) break;
+        watch.chosen_code[n] = range;
+        watch.used.store(n + 1, std::memory_order_release);
+      }
+      return;
+    }
+    if (watch.warned.exchange(true)) return;
+    internal::Warn("another CUDA runtime is loaded and calls the driver: " + file +
+                   " (not cudyn's runtime " + chosen + "); its calls bypass cudyn");
+  } catch (...) {  // no memory: stay silent
+  }
 }
 
 void* ResolveDefaultSlow(int index) { return DefaultDriver().ResolveSlow(index); }

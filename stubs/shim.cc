@@ -17,6 +17,10 @@
 //    runtimes on driver 580, where the same runtime answers 0 when it reaches the real driver).
 //    The clamp still holds for the program's own driver calls, and for its runtime calls through
 //    cudyn's runtime layer (loader/cudart.cc answers cudaDriverGetVersion under a clamp).
+//  * Under `cudyn run --cudart`, a CUDA runtime other than the one cudyn's runtime layer uses that
+//    calls cuGetProcAddress (every 11.3+ runtime, at its first call) or the first
+//    cuDriverGetVersion is reported once at warn (WarnIfOtherCudaRuntime): its calls bypass cudyn.
+//    Checked off the hot path only: cuDriverGetVersion's answered-from-cache path stays as it is.
 #include <dlfcn.h>
 
 #include <cstring>
@@ -107,6 +111,7 @@ using RealGetProcAddressV2Fn = CUresult (*)(const char*, void**, int, cuuint64_t
 
 CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags, int* status,
                      bool v2, const void* caller) {
+  WarnIfOtherCudaRuntime(caller);
   if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *pfn = nullptr;
   Driver& driver = DefaultDriver();
@@ -154,6 +159,7 @@ CUDYN_STUB_API CUresult CUDAAPI cuDriverGetVersion(int* version) {
                    : real_version;
     return CUDA_SUCCESS;
   }
+  cudyn::WarnIfOtherCudaRuntime(__builtin_return_address(0));
   if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
   cudyn::Driver& driver = cudyn::DefaultDriver();
   if (!driver.ok()) return static_cast<CUresult>(driver.error());

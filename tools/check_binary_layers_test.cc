@@ -164,6 +164,11 @@ TEST(BinaryLayers, SharedRuntimeNeeds13) {
   ASSERT_TRUE(rt["with_cudyn"].is_string()) << rt.dump();
   EXPECT_NE(rt["with_cudyn"].get<std::string>().find("cudyn run --cudart"), std::string::npos);
   EXPECT_NE(rt["with_cudyn"].get<std::string>().find("libcudart.so.12"), std::string::npos);
+  // Only what `cudyn run` does: libraries needing libcudart.so.13 included, other runtimes not.
+  EXPECT_NE(rt["with_cudyn"].get<std::string>().find("those of the libraries it loads"),
+            std::string::npos);
+  EXPECT_NE(rt["with_cudyn"].get<std::string>().find("warns if another runtime is called"),
+            std::string::npos);
   EXPECT_TRUE(LayerOf(OnlyFile(Check(p, "13.0", "sm_75")), "runtime")["with_cudyn"].is_null());
   ToolRun human = RunTool({"binary", p, "--target-version", "12.8"});
   EXPECT_NE(human.out.find("with cudyn: `cudyn run --cudart`"), std::string::npos) << human.out;

@@ -47,7 +47,7 @@ expected=$(sort <<EOF2
 ./usr/include/cudyn/version_tables/generated/cudyn_entry_count.h
 ./usr/lib/cmake/cudyn/cudynConfig.cmake
 ./usr/lib/cmake/cudyn/cudynConfigVersion.cmake
-./usr/lib/cudyn/cudart/libcudart.so.13 -> ../../libcudyn_cudart.so.$version
+./usr/lib/cudyn/cudart/libcudart.so.13
 ./usr/lib/cudyn/libcuda.so.1 -> ../libcudyn_cuda.so.$version
 ./usr/lib/libcudyn_cuda.a
 ./usr/lib/libcudyn_cuda.so -> libcudyn_cuda.so.$major

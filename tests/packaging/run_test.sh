@@ -4,7 +4,8 @@
 # clamped version and adapters; exit status, signals and arguments pass through; the real driver
 # stays reachable (the loader refuses itself as the driver); clear errors. AT_SECURE: run_setuid_test.sh.
 # With --cudart / --runtime: a program linked against libcudart.so.13 runs on the runtime given or
-# picked for the driver, through the runtime drop-in directory.
+# picked for the driver, through the runtime drop-in (preloaded; run_interpose_test.sh covers
+# libraries with an RPATH to their own runtime).
 #   $1 install.sh  $2 tarball  $3 plain_lcuda  $4 fake 11040  $5 fake 13000  $6 //tools/run:cudyn
 #   $7 plain_lcudart  $8 fake runtime 11.8  $9 fake runtime 12.4
 set -uo pipefail
@@ -20,7 +21,7 @@ CUDYN_DIST_TARBALL=$tarball "$install_sh" "$tmp/prefix" > /dev/null || { echo "F
 cudyn=$tmp/prefix/bin/cudyn
 dropin=$tmp/prefix/lib/cudyn
 unset CUDYN_DRIVER_PATH CUDYN_MAX_CUDA_VERSION CUDYN_PER_THREAD_DEFAULT_STREAM CUDYN_DROPIN_DIR LD_LIBRARY_PATH \
-  CUDYN_CUDART_PATH
+  CUDYN_CUDART_PATH LD_PRELOAD
 
 # check NAME WANT_STATUS OUTPUT_FILE PATTERN...: the last command's status and output.
 check() {
@@ -116,11 +117,11 @@ LD_LIBRARY_PATH=$(dirname "$runtime124") "$cudyn" run --cudart --max-cuda-versio
 check "cudyn run --cudart finds the runtime for the clamped driver" 0 $? "$out" \
   "cudaRuntimeGetVersion: rc=0 version=12040" "cudyn runtime: $runtime124"
 LD_LIBRARY_PATH=/some/where "$cudyn" run --runtime "$runtime118" --driver "$fake13000" -- \
-  sh -c 'echo "runtime=$CUDYN_CUDART_PATH ld=$LD_LIBRARY_PATH"' > "$out" 2>&1
+  sh -c 'echo "runtime=$CUDYN_CUDART_PATH ld=$LD_LIBRARY_PATH preload=$LD_PRELOAD"' > "$out" 2>&1
 check "--runtime: environment passed to the program" 0 $? "$out" \
-  "^runtime=$runtime118 ld=$dropin/cudart:$dropin:/some/where\$"
-"$cudyn" run --driver "$fake13000" -- sh -c 'echo "runtime=${CUDYN_CUDART_PATH-unset} ld=$LD_LIBRARY_PATH"' > "$out" 2>&1
-check "without --cudart the runtime is left alone" 0 $? "$out" "^runtime=unset ld=$dropin\$"
+  "^runtime=$runtime118 ld=$dropin/cudart:$dropin:/some/where preload=$dropin/cudart/libcudart.so.13\$"
+"$cudyn" run --driver "$fake13000" -- sh -c 'echo "runtime=${CUDYN_CUDART_PATH-unset} ld=$LD_LIBRARY_PATH preload=${LD_PRELOAD-unset}"' > "$out" 2>&1
+check "without --cudart the runtime is left alone (nothing preloaded)" 0 $? "$out" "^runtime=unset ld=$dropin preload=unset\$"
 "$cudyn" run --runtime "$tmp/no/such/libcudart.so.12" -- true > "$out" 2>&1
 check "missing runtime" 125 $? "$out" "--runtime $tmp/no/such/libcudart.so.12: no such file"
 "$cudyn" run --runtime "$fake13000" -- true > "$out" 2>&1

@@ -80,15 +80,20 @@ LayerVerdict JudgeRuntime(const RuntimeLayer& rt, const Target& target) {
     v.cuda_error = kCudaErrorInsufficientDriver;
     v.reason += " (target " + CudaVersionText(target.cuda_version) + ")";
     // cudyn's runtime drop-in stands in for libcudart.so.13 (the 13.0 runtime API) and serves it
-    // with any runtime family the driver runs.
+    // with any runtime family the driver runs; `cudyn run` preloads it, which also reaches
+    // libraries that need libcudart.so.13 through an RPATH of their own (PyTorch's). Promised no
+    // further: a runtime loaded under another name is not cudyn's (cudyn warns when one is
+    // called), and a call the chosen runtime cannot serve returns an error.
     const std::vector<std::string> instead = CudartSonamesForDriver(target.cuda_version);
     if (rt.linkage == RuntimeLinkage::kDynamic && rt.library == "libcudart.so.13" &&
         !instead.empty()) {
       v.with_cudyn =
-          "`cudyn run --cudart` serves its libcudart.so.13 calls with a runtime this "
-          "driver runs (" +
+          "`cudyn run --cudart` serves its libcudart.so.13 calls, and those of the libraries "
+          "it loads that need libcudart.so.13, with a runtime this driver runs (" +
           instead.front() + (instead.size() > 1 ? ", " + instead[1] : "") +
-          (instead.size() > 2 ? ", ..." : "") + "; `cudyn-check runtimes` lists those found)";
+          (instead.size() > 2 ? ", ..." : "") +
+          "; `cudyn-check runtimes` lists those found); a call that runtime lacks returns an "
+          "error, and cudyn warns if another runtime is called directly";
     }
   } else {
     v.status = Status::kOk;

@@ -16,7 +16,12 @@
 // libcuda.so.1), and hands its absolute path on as CUDYN_DRIVER_PATH. The runtime likewise: with
 // --cudart the runtime drop-in directory (DROPIN/cudart, libcudart.so.13) goes first as well, and
 // the runtime cudyn's loader picks here for that driver (or --runtime) is handed on as
-// CUDYN_CUDART_PATH.
+// CUDYN_CUDART_PATH. LD_LIBRARY_PATH alone does not reach a library whose DT_RPATH names its own
+// libcudart.so.13 (searched first), nor one that dlopens a runtime by absolute path (PyTorch does
+// both), so the runtime drop-in (SONAME libcudart.so.13) is also preloaded, ahead of the user's
+// LD_PRELOAD: the dynamic linker then answers every later request for libcudart.so.13 with it, and
+// its mapped name contains "libcudart.so" (torch/__init__.py preloads its own runtime only when no
+// mapped file name does).
 //
 // Exit status of cudyn itself: 125 (usage, bad option, unusable --driver, setuid), 126 (PROGRAM
 // cannot be executed), 127 (PROGRAM not found) -- as env(1), timeout(1) and docker run do.
@@ -67,8 +72,10 @@ void Usage(FILE* out) {
           "  --dropin-dir DIR              the directory holding cudyn's libcuda.so.1 (default:\n"
           "                                $CUDYN_DROPIN_DIR, else ../lib/cudyn beside this binary)\n"
           "  --cudart                      also be the program's libcudart.so.13 (a program built\n"
-          "                                with the CUDA 13 toolkit and -cudart shared): the runtime\n"
-          "                                this driver can run (13, 12 or 11.x) serves it\n"
+          "                                with the CUDA 13 toolkit and -cudart shared, or a\n"
+          "                                library with an RPATH to its own copy): the runtime\n"
+          "                                this driver can run (13, 12 or 11.x) serves it;\n"
+          "                                cudyn's runtime drop-in is preloaded (LD_PRELOAD)\n"
           "  --runtime PATH                the real CUDA runtime to use (CUDYN_CUDART_PATH); implies\n"
           "                                --cudart; default: the one cudyn's loader picks\n"
           "\n"
@@ -324,6 +331,18 @@ int main(int argc, char** argv) {
   SetEnv("LD_LIBRARY_PATH", (old_path != nullptr && *old_path != '\0')
                                 ? first + ":" + old_path
                                 : first);
+  if (cudart) {
+    // LD_PRELOAD separates entries by ':' and ' '; a drop-in path holding one cannot be preloaded.
+    const std::string preload = cudart_dir + "/" + kCudartDropinName;
+    if (preload.find_first_of(": ") != std::string::npos) {
+      Fail("cannot preload cudyn's runtime drop-in " + preload +
+           ": LD_PRELOAD cannot hold a path with ':' or ' ' (install cudyn elsewhere)");
+    }
+    const char* old_preload = getenv("LD_PRELOAD");
+    SetEnv("LD_PRELOAD", (old_preload != nullptr && *old_preload != '\0')
+                             ? preload + ":" + old_preload
+                             : preload);
+  }
   if (!runtime.empty()) SetEnv("CUDYN_CUDART_PATH", runtime);
   if (!driver.empty()) SetEnv("CUDYN_DRIVER_PATH", driver);
   if (max_version) SetEnv("CUDYN_MAX_CUDA_VERSION", std::to_string(*max_version));
