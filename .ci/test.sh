@@ -196,7 +196,8 @@ main() {
     //loader:cudyn //stubs/... //tools:cudyn-check //tests/real_driver/... \
     //version_tables:api_table_test //version_tables:regen_test \
     -//stubs:cudyn_cudart -//stubs:cudyn_cudart_impl -//stubs:cudyn_cudart_embed \
-    -//stubs:libcudyn_cudart.so -//stubs:cudart_trampolines -//stubs:cudart_trampoline_asm_test \
+    -//stubs:libcudyn_cudart.so -//stubs:dropin_cudart/libcudart.so.13 \
+    -//stubs:cudart_trampolines -//stubs:cudart_trampoline_asm_test \
     -//stubs:cudart_shipped_deps_test
   finish
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
-# The clamp with real runtimes, textures/surfaces on every real runtime, and PyTorch with the runtime
-# drop-in under clamps. Needs the carry folder of tests/gpu/stage_cudart.sh and, in PROGRAMS, the
-# nvcc-13 builds of tests/gpu/clamp_probe.cu and tests/gpu/texture_surface.cu:
+# The clamp with real runtimes, textures/surfaces on every real runtime, and PyTorch through
+# `cudyn run --cudart` (unclamped and under clamps). Needs the carry folder of
+# tests/gpu/stage_cudart.sh and, in PROGRAMS, the nvcc-13 builds of tests/gpu/clamp_probe.cu
+# and tests/gpu/texture_surface.cu:
 #   nvcc -std=c++17 -gencode arch=compute_90,code=sm_90 -cudart shared -o PROGRAMS/clamp_probe \
 #        tests/gpu/clamp_probe.cu -L$CUDA/lib64/stubs -Xlinker --no-as-needed -lcuda
 #   nvcc ... -DCLAMP_PROBE_RUNTIME_ONLY -o PROGRAMS/clamp_probe_rt tests/gpu/clamp_probe.cu
@@ -12,7 +13,6 @@ set -u
 C=${1:?carry folder}
 P=${2:?programs folder}
 cudyn=$C/tree/bin/cudyn
-dropin=$(ls "$C"/tree/lib/libcudyn_cudart.so.* | head -1)
 failed=0
 check() { # check <label> <rc>
   if [[ $2 != 0 ]]; then echo "FAILED: $1 (exit $2)"; failed=1; fi
@@ -61,8 +61,10 @@ if python3 -c "import torch" 2>/dev/null; then
     rt=${spec%%:*} clamp=${spec##*:}
     opt=()
     [[ $clamp == none ]] || opt=(--max-cuda-version "$clamp")
-    echo "=== torch, runtime drop-in preloaded, --runtime $rt, clamp $clamp"
-    LD_PRELOAD=$dropin "$cudyn" run --cudart --runtime "$(ls "$C"/runtimes/$rt/libcudart.so.*)" \
+    # cudyn run preloads its runtime drop-in itself (tools/run/run.cc): torch's RPATH'd
+    # libcudart.so.13 and its own preload then resolve to cudyn.
+    echo "=== torch, cudyn run --cudart --runtime $rt, clamp $clamp"
+    "$cudyn" run --cudart --runtime "$(ls "$C"/runtimes/$rt/libcudart.so.*)" \
       "${opt[@]}" -- python3 "$P/torch_probe.py" 2>&1 | tail -4
   done
 fi
