@@ -150,6 +150,10 @@ class Driver {
   Strategy strategy() const { return strategy_; }
   bool per_thread_default_stream() const { return per_thread_; }
   void* handle() const { return handle_; }
+  // The driver's own cuGetProcAddress / cuGetProcAddress_v2 (nullptr where it has none), looked up
+  // once at open: what the drop-in hands a CUDA runtime under a clamp (stubs/shim.cc).
+  void* real_get_proc_address() const { return get_proc_address_; }
+  void* real_get_proc_address_v2() const { return get_proc_address_v2_; }
   // Problems with the configuration (rejected environment values, ignored overrides).
   const std::vector<std::string>& warnings() const { return warnings_; }
 

@@ -21,8 +21,6 @@
 //    calls cuGetProcAddress (every 11.3+ runtime, at its first call) or the first
 //    cuDriverGetVersion is reported once at warn (WarnIfOtherCudaRuntime): its calls bypass cudyn.
 //    Checked off the hot path only: cuDriverGetVersion's answered-from-cache path stays as it is.
-#include <dlfcn.h>
-
 #include <cstring>
 #include <string_view>
 
@@ -120,10 +118,10 @@ CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t fla
     // The real driver's own lookup; a v2 request on a driver without v2 (before 12.0) is answered
     // below, as for any client.
     if (v2) {
-      if (void* real = dlsym(driver.handle(), "cuGetProcAddress_v2")) {
+      if (void* real = driver.real_get_proc_address_v2()) {
         return reinterpret_cast<RealGetProcAddressV2Fn>(real)(symbol, pfn, version, flags, status);
       }
-    } else if (void* real = dlsym(driver.handle(), "cuGetProcAddress")) {
+    } else if (void* real = driver.real_get_proc_address()) {
       return reinterpret_cast<RealGetProcAddressFn>(real)(symbol, pfn, version, flags);
     }
   }
