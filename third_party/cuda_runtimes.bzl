@@ -1,9 +1,13 @@
-"""The real CUDA runtimes (libcudart) cudyn's tests read: the one list, read by everything else.
+"""The real CUDA libraries cudyn's tests read (libcudart, libnvrtc): the one list of each, read by
+everything else.
 
-third_party/fetch_runtimes.sh reads CUDA_RUNTIMES (one entry per line, in exactly the form below)
-and, with a private APT configuration (the machine's own sources are never touched), downloads
-each package from its Debian suite and extracts the library as <cache>/cudart/<version>/<soname>.
-third_party/cuda_runtimes.BUILD declares @cuda_runtimes//:cudart_<version> from it.
+third_party/fetch_runtimes.sh reads CUDA_RUNTIMES, NVRTC_LIBRARIES and NVRTC_BUILTINS (one entry
+per line, in exactly the form below) and, with a private APT configuration (the machine's own
+sources are never touched), downloads each package from its Debian suite and extracts the library
+as <cache>/cudart/<version>/<soname> (CUDA_RUNTIMES) or <cache>/nvrtc/<version>/<soname> (both
+NVRTC lists: NVRTC dlopens its builtins from its own directory).
+third_party/cuda_runtimes.BUILD declares @cuda_runtimes//:cudart_<version> from it,
+third_party/cuda_nvrtc.BUILD @cuda_nvrtc//:nvrtc_<version>.
 
 Each entry: version -> (package, exact Debian version, suite, SONAME). The 13.0 runtime is not here:
 it comes with the CUDA 13.0 toolkit (/usr/local/cuda-13.0/lib64/libcudart.so.13).
@@ -25,6 +29,23 @@ CUDA_RUNTIME_HEADERS = {
     "12.5": ("nvidia-cuda-dev", "12.5.39~12.5.0-2+b1", "experimental"),
 }
 
+# The real NVRTC libraries (libnvrtc): version -> (package, exact Debian version, suite, SONAME),
+# and the builtins library each dlopens from its own directory, in the same form. 11.2's builtins
+# ship in libnvrtc11.2 itself; from 11.3 on they are their own package. The 13.0 NVRTC is not here:
+# it comes with the CUDA 13.0 toolkit (/usr/local/cuda-13.0/lib64/libnvrtc.so.13).
+NVRTC_LIBRARIES = {
+    "11.2": ("libnvrtc11.2", "11.2.152~11.2.2-3+deb11u3", "bullseye", "libnvrtc.so.11.2"),
+    "11.8": ("libnvrtc11.2", "11.8.89~11.8.0-5~deb12u1", "bookworm", "libnvrtc.so.11.2"),
+    "12.4": ("libnvrtc12", "12.4.127~12.4.1-2", "trixie", "libnvrtc.so.12"),
+    "12.5": ("libnvrtc12", "12.5.40~12.5.0-2+b1", "experimental", "libnvrtc.so.12"),
+}
+NVRTC_BUILTINS = {
+    "11.2": ("libnvrtc11.2", "11.2.152~11.2.2-3+deb11u3", "bullseye", "libnvrtc-builtins.so.11.2"),
+    "11.8": ("libnvrtc-builtins11.8", "11.8.89~11.8.0-5~deb12u1", "bookworm", "libnvrtc-builtins.so.11.8"),
+    "12.4": ("libnvrtc-builtins12.4", "12.4.127~12.4.1-2", "trixie", "libnvrtc-builtins.so.12.4"),
+    "12.5": ("libnvrtc-builtins12.5", "12.5.40~12.5.0-2+b1", "experimental", "libnvrtc-builtins.so.12.5"),
+}
+
 # Versions, oldest first.
 CUDA_RUNTIME_VERSIONS = [v for v in CUDA_RUNTIMES]
 
@@ -37,3 +58,15 @@ def cuda_runtime_path(version):
     return "cuda_runtimes/%s/%s" % (version, CUDA_RUNTIMES[version][3])
 
 CUDA_RUNTIME_LABELS = [cuda_runtime_label(v) for v in CUDA_RUNTIME_VERSIONS]
+
+NVRTC_VERSIONS = [v for v in NVRTC_LIBRARIES]
+
+def nvrtc_label(version):
+    """The filegroup holding one NVRTC and its builtins (files named by their SONAMEs)."""
+    return "@cuda_nvrtc//:nvrtc_" + version
+
+def nvrtc_path(version):
+    """The runfiles path of one NVRTC library."""
+    return "cuda_nvrtc/%s/%s" % (version, NVRTC_LIBRARIES[version][3])
+
+NVRTC_LABELS = [nvrtc_label(v) for v in NVRTC_VERSIONS]

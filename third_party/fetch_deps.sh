@@ -27,6 +27,7 @@
 #        <cache>/cuda-11.2/usr/include/...   (nvidia-cuda-dev 11.2.2, bullseye)
 #        <cache>/debs/*.deb                  (downloaded packages; the nvidia-cuda-dev ones are deleted after use)
 #        <cache>/cudart/<version>/<soname>   (real CUDA runtimes: third_party/fetch_runtimes.sh, private APT)
+#        <cache>/nvrtc/<version>/<soname>    (real NVRTC libraries and their builtins: the same script)
 #        <cache>/.stamps/<entry>             (package=version lines of what each entry was extracted from)
 # Any failure prints which step / package failed and exits non-zero.
 set -euo pipefail
@@ -410,7 +411,7 @@ main() {
   done
   log "cache $CACHE:"
   check_cache || die "cache $CACHE is incomplete"
-  # The real CUDA runtimes (third_party/cuda_runtimes.bzl), from suites this machine does not use.
+  # The real CUDA runtimes and NVRTC libraries (third_party/cuda_runtimes.bzl), from suites this machine does not use.
   CUDYN_DEPS=$CACHE "$(dirname "$DRIVERS_BZL")/fetch_runtimes.sh" || die "fetching the CUDA runtimes failed"
   log "done"
 }

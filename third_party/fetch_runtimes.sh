@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# fetch_runtimes.sh — the real CUDA runtimes of third_party/cuda_runtimes.bzl (and the runtime
-# headers of CUDA_RUNTIME_HEADERS) into the deps cache.
+# fetch_runtimes.sh — the real CUDA libraries of third_party/cuda_runtimes.bzl (runtimes, NVRTC and
+# its builtins) and the runtime headers of CUDA_RUNTIME_HEADERS into the deps cache.
 #
-#   third_party/fetch_runtimes.sh           download (if missing) and extract every runtime and header set
+#   third_party/fetch_runtimes.sh           download (if missing) and extract every library and header set
 #   third_party/fetch_runtimes.sh --check   only verify the cache; exit 1 if incomplete
 #
 # The packages live in suites this machine does not use (bullseye, trixie, experimental): they are
 # fetched with a private APT configuration under <cache>/apt (its own sources list, lists and
 # archive cache; the system's keyring verifies them), so the machine's sources, pins and upgrades
-# are never touched and nothing is installed. Each runtime ends up as
-#   <cache>/cudart/<version>/<soname>        (the library file itself, named by its SONAME)
-#   <cache>/.stamps/cudart_<version>         (package=version it was extracted from)
+# are never touched and nothing is installed. Every library list (LIBRARY_LISTS below: the .bzl
+# dictionary, its cache directory, its stamp prefix) is fetched the same way; each library ends up as
+#   <cache>/<dir>/<version>/<soname>         (the library file itself, named by its SONAME)
+#   <cache>/.stamps/<prefix>_<version>       (package=version it was extracted from)
+# i.e. <cache>/cudart/<version>/ for CUDA_RUNTIMES and <cache>/nvrtc/<version>/ for NVRTC_LIBRARIES
+# and NVRTC_BUILTINS (one directory: NVRTC dlopens its builtins from its own directory);
 # and each header set (CUDA_RUNTIME_HEADERS: nvidia-cuda-dev, ./usr/include only) as
 #   <cache>/cuda-<version>/usr/include       (cuda_runtime_api.h must say CUDART_VERSION of <version>)
 #   <cache>/.stamps/cuda-<version>           (package=version)
@@ -30,18 +33,31 @@ die() {
   exit 1
 }
 
-# CUDA_RUNTIMES lines:  "11.2": ("libcudart11.0", "11.2.152~11.2.2-3+deb11u3", "bullseye", "libcudart.so.11.0"),
-RUNTIMES=()
-read_runtimes() {
-  local re='^"([0-9.]+)": \("([^"]+)", "([^"]+)", "([a-z-]+)", "([^"]+)"\),$' line
+# The library lists: <dictionary in cuda_runtimes.bzl>|<cache directory>|<stamp prefix>.
+readonly LIBRARY_LISTS=(
+  "CUDA_RUNTIMES|cudart|cudart"
+  "NVRTC_LIBRARIES|nvrtc|nvrtc"
+  "NVRTC_BUILTINS|nvrtc|nvrtc-builtins"
+)
+
+# Entries of every list, as dir|stamp|version|package|debversion|suite|soname. Lines such as
+#   "11.2": ("libcudart11.0", "11.2.152~11.2.2-3+deb11u3", "bullseye", "libcudart.so.11.0"),
+LIBRARIES=()
+read_libraries() {
+  local re='^"([0-9.]+)": \("([^"]+)", "([^"]+)", "([a-z-]+)", "([^"]+)"\),$' line list dict dir stamp n
   [[ -f $RUNTIMES_BZL ]] || die "$RUNTIMES_BZL not found"
-  while IFS= read -r line; do
-    line=$(echo "$line" | sed 's/^ *//')
-    [[ -z $line || $line == "CUDA_RUNTIMES = {" || $line == "}" ]] && continue
-    [[ $line =~ $re ]] || die "$RUNTIMES_BZL: cannot read the CUDA_RUNTIMES entry '$line'"
-    RUNTIMES+=("${BASH_REMATCH[1]}|${BASH_REMATCH[2]}|${BASH_REMATCH[3]}|${BASH_REMATCH[4]}|${BASH_REMATCH[5]}")
-  done < <(sed -n '/^CUDA_RUNTIMES = {$/,/^}$/p' "$RUNTIMES_BZL")
-  ((${#RUNTIMES[@]})) || die "$RUNTIMES_BZL lists no runtime"
+  for list in "${LIBRARY_LISTS[@]}"; do
+    IFS='|' read -r dict dir stamp <<<"$list"
+    n=0
+    while IFS= read -r line; do
+      line=$(echo "$line" | sed 's/^ *//')
+      [[ -z $line || $line == "$dict = {" || $line == "}" ]] && continue
+      [[ $line =~ $re ]] || die "$RUNTIMES_BZL: cannot read the $dict entry '$line'"
+      LIBRARIES+=("$dir|$stamp|${BASH_REMATCH[1]}|${BASH_REMATCH[2]}|${BASH_REMATCH[3]}|${BASH_REMATCH[4]}|${BASH_REMATCH[5]}")
+      n=$((n + 1))
+    done < <(sed -n "/^$dict = {\$/,/^}\$/p" "$RUNTIMES_BZL")
+    ((n)) || die "$RUNTIMES_BZL lists nothing in $dict"
+  done
 }
 
 # CUDA_RUNTIME_HEADERS lines:  "12.4": ("nvidia-cuda-dev", "12.4.127~12.4.1-2", "trixie"),
@@ -106,13 +122,14 @@ install_headers() {
   log "  cuda-$version headers: $CACHE/cuda-$version/usr/include"
 }
 
-# check_runtime <version> <soname> <package> <debversion>: 0 when the cache entry is complete.
-check_runtime() {
-  local dir="$CACHE/cudart/$1" stamp="$CACHE/.stamps/cudart_$1"
-  [[ -f $dir/$2 ]] || return 1
-  [[ "$(head -c4 "$dir/$2" | od -An -c | tr -d ' ')" == '177ELF' ]] || return 1
-  readelf -d "$dir/$2" 2>/dev/null | grep -q "Library soname: \[$2\]" || return 1
-  [[ "$(cat "$stamp" 2>/dev/null)" == "$3=$4" ]]
+# check_library <dir> <stamp> <version> <soname> <package> <debversion>: 0 when the cache entry is
+# complete.
+check_library() {
+  local file="$CACHE/$1/$3/$4" stamp="$CACHE/.stamps/$2_$3"
+  [[ -f $file ]] || return 1
+  [[ "$(head -c4 "$file" | od -An -c | tr -d ' ')" == '177ELF' ]] || return 1
+  readelf -d "$file" 2>/dev/null | grep -q "Library soname: \[$4\]" || return 1
+  [[ "$(cat "$stamp" 2>/dev/null)" == "$5=$6" ]]
 }
 
 APT_OPTS=()
@@ -132,16 +149,17 @@ private_apt() {
 }
 
 main() {
-  read_runtimes
+  read_libraries
   read_headers
-  local e version pkg ver suite soname todo=() htodo=() suites=() need_apt=0
-  for e in "${RUNTIMES[@]}"; do
-    IFS='|' read -r version pkg ver suite soname <<<"$e"
-    if check_runtime "$version" "$soname" "$pkg" "$ver"; then
-      log "  cudart $version ok ($pkg=$ver)"
+  local e dir stamp version pkg ver suite soname todo=() htodo=() suites=() need_apt=0
+  for e in "${LIBRARIES[@]}"; do
+    IFS='|' read -r dir stamp version pkg ver suite soname <<<"$e"
+    if check_library "$dir" "$stamp" "$version" "$soname" "$pkg" "$ver"; then
+      log "  $stamp $version ok ($pkg=$ver)"
     else
       todo+=("$e")
       [[ " ${suites[*]} " == *" $suite "* ]] || suites+=("$suite")
+      [[ -n $(find "$APT_DIR/archives" -maxdepth 1 -name "${pkg}_${ver#*:}_*.deb" 2>/dev/null) ]] || need_apt=1
     fi
   done
   for e in "${HEADERS[@]}"; do
@@ -155,33 +173,31 @@ main() {
     fi
   done
   if [[ ${1:-} == --check ]]; then
-    ((${#todo[@]} == 0)) || die "${#todo[@]} runtime(s) missing: run third_party/fetch_runtimes.sh"
+    ((${#todo[@]} == 0)) || die "${#todo[@]} librar(y/ies) missing: run third_party/fetch_runtimes.sh"
     ((${#htodo[@]} == 0)) || die "${#htodo[@]} runtime header set(s) missing: run third_party/fetch_runtimes.sh"
     return 0
   fi
   ((${#todo[@]} + ${#htodo[@]})) || return 0
-  mkdir -p "$CACHE/cudart" "$CACHE/.stamps"
-  if ((${#todo[@]} || need_apt)); then private_apt "${suites[@]}"; fi
+  mkdir -p "$CACHE/.stamps"
+  if ((need_apt)); then private_apt "${suites[@]}"; fi
   for e in "${todo[@]}"; do
-    IFS='|' read -r version pkg ver suite soname <<<"$e"
+    IFS='|' read -r dir stamp version pkg ver suite soname <<<"$e"
     local stage deb lib
     stage=$(mktemp -d "$CACHE/.stage.XXXXXX")
-    log "  apt-get download $pkg=$ver ($suite)"
-    (cd "$stage" && apt-get "${APT_OPTS[@]}" download -q "$pkg=$ver" >/dev/null) ||
-      die "download of $pkg=$ver from $suite failed"
-    deb=$(find "$stage" -maxdepth 1 -name '*.deb' | head -n1)
-    [[ -n $deb && "$(dpkg-deb -f "$deb" Package Version | tr '\n' ' ')" == "Package: $pkg Version: $ver " ]] ||
-      die "the download of $pkg=$ver is not that package"
+    deb=$(fetch_deb "$stage" "$pkg" "$ver" "$suite")
     dpkg-deb -x "$deb" "$stage/x"
+    rm -f "$deb"
     lib=$(find "$stage/x" -name "$soname" | head -n1)
     [[ -n $lib ]] || die "$pkg=$ver has no $soname"
-    rm -rf "$CACHE/cudart/$version"
-    mkdir -p "$CACHE/cudart/$version"
-    cp -L "$lib" "$CACHE/cudart/$version/$soname"
-    printf '%s' "$pkg=$ver" >"$CACHE/.stamps/cudart_$version"
+    # Only this file is replaced: a directory may hold several lists' files (NVRTC + builtins).
+    mkdir -p "$CACHE/$dir/$version"
+    rm -f "$CACHE/$dir/$version/$soname"
+    cp -L "$lib" "$CACHE/$dir/$version/$soname"
+    printf '%s' "$pkg=$ver" >"$CACHE/.stamps/${stamp}_$version"
     rm -rf "$stage"
-    check_runtime "$version" "$soname" "$pkg" "$ver" || die "cudart $version is invalid right after extraction"
-    log "  cudart $version: $CACHE/cudart/$version/$soname"
+    check_library "$dir" "$stamp" "$version" "$soname" "$pkg" "$ver" ||
+      die "$stamp $version is invalid right after extraction"
+    log "  $stamp $version: $CACHE/$dir/$version/$soname"
   done
   for e in "${htodo[@]}"; do
     IFS='|' read -r version pkg ver suite <<<"$e"
