@@ -27,7 +27,12 @@ file:
 Only `regen --headers` needs the headers; generate_runtime.py works from the JSON files checked in
 under inputs/runtime_headers/.
 
-Usage: extract_runtime_headers.py INCLUDE_DIR OUT.json
+With --library NAME it reads another library's header by the same rules, as LIBRARY_HEADERS
+describes it (the header, the symbol prefix, whether declarations say `extern`), and writes only
+  decls           {"default": symbol -> {"ret", "params"}}
+(inputs/nvrtc_headers/nvrtc-<v>.json for NVRTC; generate_runtime.py --library reads them).
+
+Usage: extract_runtime_headers.py [--library NAME] INCLUDE_DIR OUT.json
 """
 import json
 import os
@@ -47,9 +52,22 @@ EXTRA_HEADERS = ["cuda_profiler_api.h"]
 INCLUDES = "".join("#include <%s>\n" % h for h in [HEADER] + EXTRA_HEADERS)
 
 ATTR = r"(?:__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)\s*)"
-DECL_RE = re.compile(
-    r"(?:^|[;}\n])\s*extern\s+" + ATTR + r"*((?:const\s+|struct\s+|enum\s+|unsigned\s+)*\w+(?:\s*\*)*)\s*"
-    + ATTR + r"*(cuda\w+)\s*\(([^;{}]*?)\)\s*" + ATTR + r"*;")
+
+
+def decl_re(prefix, extern):
+    """Declarations `[extern] <ret> <prefix>Xxx(...);` (extern required when `extern`)."""
+    return re.compile(
+        r"(?:^|[;}\n])\s*" + (r"extern\s+" if extern else r"(?:extern\s+)?") + ATTR +
+        r"*((?:const\s+|struct\s+|enum\s+|unsigned\s+)*\w+(?:\s*\*)*)\s*" + ATTR + r"*(" + prefix +
+        r"\w+)\s*\(([^;{}]*?)\)\s*" + ATTR + r"*;")
+
+
+DECL_RE = decl_re("cuda", True)
+# Other libraries read with --library: name -> (header, symbol prefix, declarations say extern).
+# Their headers are read in C mode (their C++-only parts, such as nvrtc.h's templates, drop out).
+LIBRARY_HEADERS = {
+    "nvrtc": ("nvrtc.h", "nvrtc", False),
+}
 MAP_RE = re.compile(r"^@@MAP\s+(\d+)\s+(\S+)\s*$", re.M)
 QUALIFIERS = {"const", "volatile", "struct", "enum", "union", "restrict", "__restrict"}
 BUILTIN = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
@@ -378,13 +396,7 @@ def extract(include_dir):
     for mode, flags in MODES.items():
         text = preprocess(include_dir, flags)
         texts[mode] = text
-        decls = facts["decls"][mode] = {}
-        for m in DECL_RE.finditer(text):
-            ret, sym, params = squash(m.group(1)), m.group(2), squash(m.group(3))
-            ret = re.sub(r"\s*\*", " *", ret)
-            prev = decls.setdefault(sym, {"ret": ret, "params": params})
-            if prev != {"ret": ret, "params": params}:
-                sys.exit("%s: %s declared twice differently in mode %s" % (include_dir, sym, mode))
+        facts["decls"][mode] = declarations(text, DECL_RE, "%s (mode %s)" % (include_dir, mode))
     names = set()
     for decls in facts["decls"].values():
         for sym in decls:
@@ -419,11 +431,38 @@ def extract(include_dir):
     return facts
 
 
+def declarations(text, regex, where):
+    """symbol -> {"ret", "params"} of every declaration `regex` finds in preprocessed `text`."""
+    decls = {}
+    for m in regex.finditer(text):
+        ret, sym, params = squash(m.group(1)), m.group(2), squash(m.group(3))
+        ret = re.sub(r"\s*\*", " *", ret)
+        prev = decls.setdefault(sym, {"ret": ret, "params": params})
+        if prev != {"ret": ret, "params": params}:
+            sys.exit("%s: %s declared twice differently" % (where, sym))
+    return decls
+
+
+def extract_library(include_dir, library):
+    header, prefix, extern = LIBRARY_HEADERS[library]
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "t.c")
+        with open(src, "w") as f:
+            f.write("#include <%s>\n" % header)
+        text = subprocess.run(["gcc", "-E", "-P", "-I", include_dir, src], check=True,
+                              capture_output=True, text=True).stdout
+    return {"decls": {"default": declarations(text, decl_re(prefix, extern), include_dir)}}
+
+
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    library = None
+    if len(args) == 4 and args[0] == "--library" and args[1] in LIBRARY_HEADERS:
+        library, args = args[1], args[2:]
+    if len(args) != 2:
         sys.exit(__doc__)
-    facts = extract(sys.argv[1])
-    with open(sys.argv[2], "w") as f:
+    facts = extract_library(args[0], library) if library else extract(args[0])
+    with open(args[1], "w") as f:
         json.dump(facts, f, indent=1, sort_keys=True)
         f.write("\n")
 

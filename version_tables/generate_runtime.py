@@ -37,7 +37,15 @@ With no candidate: the adapter of cudart_adapters.tsv where the row lists the fa
 adapter for the 12.0-12.3 minors that lack them: the facts start at 12.4); on 10/11 that is an
 error.
 
-Usage: generate_runtime.py [--inputs DIR] [--out DIR] [--incs DIR]
+Other libraries (--library NAME, described in LIBRARIES below: NVRTC) have no families and no
+adapters: one rule per entry and real version. Entries: every <prefix>* function the newest version
+exports and its header declares. For entry S and version V the candidates are the names base(S)
+[_vN], highest N first, that V exports and V's header declares with S's return and parameter types
+(version-named variants bound natively where present); none: missing, with why (not exported by
+V, or declared otherwise there). Outputs <name>_api_table.tsv (checked in) and generated_<name>/
+(<name>_entries.inc, <name>_rules.inc, <name>_versions.inc, <name>_entry_count.h).
+
+Usage: generate_runtime.py [--library NAME] [--inputs DIR] [--out DIR] [--incs DIR]
   (--out defaults to this directory when --incs is not given)
 """
 import argparse
@@ -76,6 +84,19 @@ LAYOUTS = [
 LAYOUT_FAMILIES = (12, 11)
 
 
+# Libraries bound by exact name only (--library): name -> how their facts are found and named.
+#   prefix: their functions' prefix; versions: the real versions with facts, oldest first
+#   (inputs/<name>_exports/<v>.txt from extract_cudart_exports.py, inputs/<name>_headers/<name>-<v>.json
+#   from extract_runtime_headers.py --library <name>); macro: the X-macro prefix of the includes;
+#   count: the C++ constant of the entry count.
+LIBRARIES = {
+    "nvrtc": {"prefix": "nvrtc", "versions": ["11.2", "11.8", "12.4", "12.5", "13.0"],
+              "macro": "CUDYN_NVRTC", "count": "kNvrtcEntryCount",
+              "title": "NVRTC (libnvrtc): one row per nvrtc* function the 13.0 NVRTC exports and "
+                       "the 13.0 nvrtc.h declares"},
+}
+
+
 class TableError(Exception):
     pass
 
@@ -105,10 +126,10 @@ def param_bases(params):
     return [parse_param(p)[2] for p in split_params(params) if parse_param(p)[2]]
 
 
-def read_exports(directory):
+def read_exports(directory, versions=VERSIONS):
     """{version: (soname, [names])}."""
     runtimes = {}
-    for v in VERSIONS:
+    for v in versions:
         path = os.path.join(directory, v + ".txt")
         soname, names = None, []
         for line in open(path):
@@ -284,6 +305,25 @@ def struct_verdicts(facts):
     return out
 
 
+def name_params(e):
+    """Sets e["args"] (parameter names, aN where the header gives none) and e["params_named"]."""
+    names, texts = [], []
+    for k, p in enumerate(split_params(e["params"])):
+        _, name, _ = parse_param(p)
+        if name is None:
+            name = "a%d" % k
+            if "(" in p:
+                p = re.sub(r"\(\s*\*\s*\)", "(*%s)" % name, p)
+            else:
+                p = p + ("" if p.endswith("*") else " ") + name
+        names.append(name)
+        texts.append(p)
+    if len(set(names)) != len(names):
+        raise TableError("%s: parameter names collide: %s" % (e["symbol"], names))
+    e["args"] = names
+    e["params_named"] = ", ".join(texts)
+
+
 def build(inputs):
     runtimes = read_exports(os.path.join(inputs, "cudart_exports"))
     facts = read_headers(os.path.join(inputs, "runtime_headers"))
@@ -310,21 +350,7 @@ def build(inputs):
                         "params": decl["params"]})
     for i, e in enumerate(entries):
         e["index"] = i
-        names, texts = [], []
-        for k, p in enumerate(split_params(e["params"])):
-            _, name, _ = parse_param(p)
-            if name is None:
-                name = "a%d" % k
-                if "(" in p:
-                    p = re.sub(r"\(\s*\*\s*\)", "(*%s)" % name, p)
-                else:
-                    p = p + ("" if p.endswith("*") else " ") + name
-            names.append(name)
-            texts.append(p)
-        if len(set(names)) != len(names):
-            raise TableError("%s: parameter names collide: %s" % (e["symbol"], names))
-        e["args"] = names
-        e["params_named"] = ", ".join(texts)
+        name_params(e)
     by_symbol = {e["symbol"]: e for e in entries}
 
     # Adapters.
@@ -655,14 +681,115 @@ def write_includes(entries, runtimes, markers, prop, info, out):
         f.write("\n")
 
 
+def build_library(name, inputs):
+    """The entries and per-version rules of a library of LIBRARIES."""
+    desc = LIBRARIES[name]
+    versions = desc["versions"]
+    libs = read_exports(os.path.join(inputs, name + "_exports"), versions)
+    facts = {v: json.load(open(os.path.join(inputs, name + "_headers", "%s-%s.json" % (name, v))))
+             ["decls"]["default"] for v in versions}
+    newest = versions[-1]
+    entries = []
+    for sym in libs[newest][1]:
+        if not sym.startswith(desc["prefix"]) or sym not in facts[newest]:
+            continue
+        d = facts[newest][sym]
+        e = {"symbol": sym, "ret": d["ret"], "params": d["params"], "index": len(entries)}
+        name_params(e)
+        base = split_symbol(sym)[0]
+        e["rules"] = {}
+        for v in versions:
+            found = []
+            for other in libs[v][1]:
+                if split_symbol(other)[0] != base or split_symbol(other)[2] != "legacy":
+                    continue
+                od = facts[v].get(other)
+                if od and od["ret"] == d["ret"] and param_types(od["params"]) == param_types(
+                        d["params"]):
+                    found.append((split_symbol(other)[1], other))
+            cands = [n for _, n in sorted(found, reverse=True)]
+            if cands:
+                reason = ""
+            elif sym in libs[v][1]:
+                reason = "declared otherwise by the %s header" % v
+            else:
+                reason = "not exported by the %s %s" % (v, libs[v][0])
+            e["rules"][v] = {"candidates": cands, "reason": reason}
+        entries.append(e)
+    if not entries:
+        raise TableError("%s: no entries" % name)
+    return entries, libs
+
+
+def write_library(name, entries, libs, out, incs):
+    desc = LIBRARIES[name]
+    versions = desc["versions"]
+    if out:
+        with open(os.path.join(out, name + "_api_table.tsv"), "w") as f:
+            f.write("# cudyn %s. Generated by generate_runtime.py --library %s; do not edit.\n" % (
+                desc["title"], name))
+            f.write("# bind_V (real version V): native:symbols tried in order | missing:why\n")
+            f.write("\t".join(["symbol", "ret", "first", "exported_in"] +
+                              ["bind_" + v for v in versions] + ["prototype"]) + "\n")
+            for e in entries:
+                have = [v for v in versions if e["symbol"] in libs[v][1]]
+                f.write("\t".join([e["symbol"], e["ret"], have[0], ",".join(have)] + [
+                    "native:" + "|".join(e["rules"][v]["candidates"]) if e["rules"][v]["candidates"]
+                    else "missing:" + e["rules"][v]["reason"] for v in versions] +
+                    [e["params"]]) + "\n")
+    if incs:
+        d = os.path.join(incs, "generated_" + name)
+        os.makedirs(d, exist_ok=True)
+        head = "// Generated by version_tables/generate_runtime.py --library %s; do not edit.\n" % name
+        m = desc["macro"]
+        with open(os.path.join(d, name + "_entries.inc"), "w") as f:
+            f.write(head + "// %s_ENTRY(index, ret, symbol, (params), (args))\n" % m)
+            for e in entries:
+                f.write("%s_ENTRY(%d, %s, %s, (%s), (%s))\n" % (
+                    m, e["index"], e["ret"], e["symbol"], e["params_named"], ", ".join(e["args"])))
+        with open(os.path.join(d, name + "_rules.inc"), "w") as f:
+            f.write(head + "// %s_RULE(index, version, \"candidates\\0...\", \"why missing\")\n" % m)
+            for e in entries:
+                for v in versions:
+                    r = e["rules"][v]
+                    f.write('%s_RULE(%d, %d, "%s", %s)\n' % (
+                        m, e["index"], version_number(v), "".join(c + "\\0" for c in r["candidates"]),
+                        c_string(r["reason"])))
+        with open(os.path.join(d, name + "_versions.inc"), "w") as f:
+            f.write(head + "// %s_VERSION(version, \"SONAME\"): the real versions with facts, oldest "
+                    "first\n" % m)
+            for v in versions:
+                f.write('%s_VERSION(%d, "%s")\n' % (m, version_number(v), libs[v][0]))
+        guard = "CUDYN_GENERATED_%s_ENTRY_COUNT_H_" % name.upper()
+        with open(os.path.join(d, name + "_entry_count.h"), "w") as f:
+            f.write(head + "#ifndef %s\n#define %s\nnamespace cudyn {\ninline constexpr int %s = "
+                    "%d;\n}  // namespace cudyn\n#endif  // %s\n" % (
+                        guard, guard, desc["count"], len(entries), guard))
+
+
+def main_library(args):
+    try:
+        entries, libs = build_library(args.library, args.inputs)
+    except TableError as err:
+        sys.exit("generate_runtime.py: ERROR: %s" % err)
+    write_library(args.library, entries, libs, args.out, args.incs)
+    versions = LIBRARIES[args.library]["versions"]
+    print("%d entries; %s" % (len(entries), "; ".join(
+        "%s: native %d" % (v, sum(1 for e in entries if e["rules"][v]["candidates"]))
+        for v in versions)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--library", choices=sorted(LIBRARIES))
     ap.add_argument("--inputs", default=os.path.join(HERE, "inputs"))
     ap.add_argument("--out", help="write OUT/cudart_api_table.tsv")
     ap.add_argument("--incs", help="write INCS/generated_cudart/ (the includes and the JSON)")
     args = ap.parse_args()
     if not args.out and not args.incs:
         args.out = HERE
+    if args.library:
+        return main_library(args)
     try:
         entries, runtimes, markers, prop, info = build(args.inputs)
     except TableError as err:
