@@ -2,12 +2,14 @@
 #include "loader/core.h"
 
 #include <dlfcn.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <link.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -621,6 +623,113 @@ std::string ConfigureLogFromEnvironment() {
   }
   return "CUDYN_LOG='" + value +
          "' is not one of trace, debug, info, warn, error, critical, off; using warn";
+}
+
+
+// --- Where toolkit libraries are searched ----------------------------------------------------------
+
+namespace {
+
+// The Debian multiarch directory and CUDA's targets/ name of this machine.
+#if defined(__aarch64__)
+constexpr const char* kMultiarch = "aarch64-linux-gnu";
+constexpr const char* kCudaTarget = "sbsa-linux";
+#elif defined(__powerpc64__)
+constexpr const char* kMultiarch = "powerpc64le-linux-gnu";
+constexpr const char* kCudaTarget = "ppc64le-linux";
+#else
+constexpr const char* kMultiarch = "x86_64-linux-gnu";
+constexpr const char* kCudaTarget = "x86_64-linux";
+#endif
+
+std::vector<std::string> Glob(const std::string& pattern) {
+  std::vector<std::string> out;
+  glob_t g;
+  if (glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g) == 0) {
+    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
+  }
+  globfree(&g);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void AddUnique(std::vector<std::string>* list, const std::string& item) {
+  if (std::find(list->begin(), list->end(), item) == list->end()) list->push_back(item);
+}
+
+// site-packages directories of objects already loaded (a framework imported before cudyn).
+int CollectSitePackages(struct dl_phdr_info* info, size_t, void* data) {
+  auto* dirs = static_cast<std::vector<std::string>*>(data);
+  if (info->dlpi_name == nullptr) return 0;
+  std::string name = info->dlpi_name;
+  for (const char* marker : {"/site-packages/", "/dist-packages/"}) {
+    size_t at = name.find(marker);
+    if (at != std::string::npos) AddUnique(dirs, name.substr(0, at + std::strlen(marker) - 1));
+  }
+  return 0;
+}
+
+}  // namespace
+
+SearchInputs ReadSearchInputs(const std::string& root) {
+  SearchInputs in;
+  in.root = root;
+  const bool secure = IsSecureExecution();  // never search where the caller points
+  auto env = [secure](const char* name) { return secure ? std::string() : GetEnv(name); };
+  in.cuda_home = env("CUDA_HOME");
+  in.cuda_path = env("CUDA_PATH");
+  in.conda_prefix = env("CONDA_PREFIX");
+  auto add_prefix = [&in](const std::string& prefix) {
+    if (prefix.empty()) return;
+    for (const char* layout : {"/lib/python3*/site-packages", "/lib64/python3*/site-packages"}) {
+      for (const std::string& dir : Glob(prefix + layout)) AddUnique(&in.site_packages, dir);
+    }
+  };
+  add_prefix(env("VIRTUAL_ENV"));
+  add_prefix(in.conda_prefix);
+  dl_iterate_phdr(CollectSitePackages, &in.site_packages);
+  const std::string home = env("HOME");
+  if (!home.empty()) add_prefix(home + "/.local");
+  for (const std::string& dir : Glob(root + "/usr/local/lib/python3*/dist-packages")) {
+    AddUnique(&in.site_packages, dir);
+  }
+  for (const std::string& dir : Glob(root + "/usr/lib/python3/dist-packages")) {
+    AddUnique(&in.site_packages, dir);
+  }
+  in.toolkits = Glob(root + "/usr/local/cuda-*");
+  return in;
+}
+
+std::vector<SearchDirectory> SearchDirectories(const SearchInputs& in,
+                                               const std::string& wheel_subdir) {
+  std::vector<std::string> toolkits = in.toolkits;
+  std::sort(toolkits.begin(), toolkits.end(), [](const std::string& a, const std::string& b) {
+    return strverscmp(a.c_str(), b.c_str()) > 0;  // newest first
+  });
+  std::vector<SearchDirectory> dirs;
+  auto add = [&](const std::string& dir, SearchPlace place) {
+    if (!dir.empty()) dirs.push_back({dir, place});
+  };
+  // The dynamic linker searches this machine, not another root's tree.
+  if (in.root.empty()) dirs.push_back({std::string(), SearchPlace::kDefaultSearch});
+  for (const std::string* home : {&in.cuda_home, &in.cuda_path}) {
+    if (home->empty()) continue;
+    add(*home + "/lib64", SearchPlace::kCudaHome);
+    add(*home + "/lib", SearchPlace::kCudaHome);
+  }
+  for (const std::string& site : in.site_packages) add(site + wheel_subdir, SearchPlace::kPythonWheel);
+  if (!in.conda_prefix.empty()) add(in.conda_prefix + "/lib", SearchPlace::kPythonWheel);
+  const std::string target = std::string("/targets/") + kCudaTarget + "/lib";
+  add(in.root + "/usr/local/cuda/lib64", SearchPlace::kWellKnownDirectory);
+  add(in.root + "/usr/local/cuda" + target, SearchPlace::kWellKnownDirectory);
+  for (const std::string& toolkit : toolkits) {
+    add(toolkit + "/lib64", SearchPlace::kWellKnownDirectory);
+    add(toolkit + target, SearchPlace::kWellKnownDirectory);
+  }
+  add(in.root + "/usr/lib/" + kMultiarch, SearchPlace::kWellKnownDirectory);
+  add(in.root + "/usr/lib64", SearchPlace::kWellKnownDirectory);
+  add(in.root + "/opt/cuda/lib64", SearchPlace::kWellKnownDirectory);
+  return dirs;
 }
 
 }  // namespace internal

@@ -276,6 +276,35 @@ std::vector<std::pair<uintptr_t, uintptr_t>> ModuleCodeRanges(const void* addres
 // Answers are cached per object (a few loads after the first call from it); never throws.
 bool IsLibraryCode(const void* address, const LibraryIdentity& identity);
 
+// --- Where toolkit libraries are searched -------------------------------------------------------
+// Every library found by SONAME (libcudart, libnvrtc, ...) is searched in the same places; each
+// library crosses these directories with its own SONAMEs and wheel layout (cudart.h's
+// RuntimeSearchPlan, nvrtc.h's NvrtcSearchPlan).
+
+// What the search depends on besides the library: read from the environment ($CUDA_HOME,
+// $CUDA_PATH, $CONDA_PREFIX, $VIRTUAL_ENV, $HOME: all ignored under AT_SECURE) and the file system.
+struct SearchInputs {
+  std::string root;  // prefix of every system directory ("" : this machine's own)
+  std::string cuda_home, cuda_path, conda_prefix;
+  // Python site-packages directories in sight, in search order: $VIRTUAL_ENV's, $CONDA_PREFIX's,
+  // those of objects already loaded (a framework imported first), the user's and the system's.
+  std::vector<std::string> site_packages;
+  std::vector<std::string> toolkits;  // <root>/usr/local/cuda-X.Y directories, any order
+};
+SearchInputs ReadSearchInputs(const std::string& root);
+
+enum class SearchPlace : uint8_t { kDefaultSearch, kCudaHome, kPythonWheel, kWellKnownDirectory };
+struct SearchDirectory {
+  std::string dir;  // "" for the dynamic linker's default search
+  SearchPlace place;
+};
+// The directories one SONAME is searched in, in order: the default search (not under a root),
+// $CUDA_HOME and $CUDA_PATH (lib64, lib), `wheel_subdir` in each site-packages ("/nvidia/cu13/lib"),
+// $CONDA_PREFIX/lib, /usr/local/cuda then /usr/local/cuda-X.Y newest first (lib64,
+// targets/<arch>/lib), /usr/lib/<multiarch>, /usr/lib64, /opt/cuda/lib64. Pure.
+std::vector<SearchDirectory> SearchDirectories(const SearchInputs& inputs,
+                                               const std::string& wheel_subdir);
+
 // --- Logging and environment -------------------------------------------------------------------
 
 // The "cudyn" logger (stderr; level from CUDYN_LOG, default warn). Never throws.

@@ -4,7 +4,6 @@
 #include "loader/cudart_family.h"
 
 #include <dirent.h>
-#include <glob.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <sys/stat.h>
@@ -68,112 +67,48 @@ std::string LoadedSoname(void* handle) {
   return strtab != nullptr && soname >= 0 ? std::string(strtab + soname) : std::string();
 }
 
-// The Debian multiarch directory and CUDA's targets/ name of this machine.
-#if defined(__aarch64__)
-constexpr const char* kMultiarch = "aarch64-linux-gnu";
-constexpr const char* kCudaTarget = "sbsa-linux";
-#elif defined(__powerpc64__)
-constexpr const char* kMultiarch = "powerpc64le-linux-gnu";
-constexpr const char* kCudaTarget = "ppc64le-linux";
-#else
-constexpr const char* kMultiarch = "x86_64-linux-gnu";
-constexpr const char* kCudaTarget = "x86_64-linux";
-#endif
-
-std::vector<std::string> Glob(const std::string& pattern) {
-  std::vector<std::string> out;
-  glob_t g;
-  if (glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g) == 0) {
-    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
-  }
-  globfree(&g);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-void AddUnique(std::vector<std::string>* list, const std::string& item) {
-  if (std::find(list->begin(), list->end(), item) == list->end()) list->push_back(item);
-}
-
-// site-packages directories of objects already loaded (a framework imported before cudyn).
-int CollectSitePackages(struct dl_phdr_info* info, size_t, void* data) {
-  auto* dirs = static_cast<std::vector<std::string>*>(data);
-  if (info->dlpi_name == nullptr) return 0;
-  std::string name = info->dlpi_name;
-  for (const char* marker : {"/site-packages/", "/dist-packages/"}) {
-    size_t at = name.find(marker);
-    if (at != std::string::npos) AddUnique(dirs, name.substr(0, at + std::strlen(marker) - 1));
-  }
-  return 0;
-}
-
 }  // namespace
 
 RuntimeSearchInputs ReadRuntimeSearchInputs(const std::string& root) {
+  internal::SearchInputs found = internal::ReadSearchInputs(root);
   RuntimeSearchInputs in;
-  in.root = root;
-  const bool secure = internal::IsSecureExecution();  // never search where the caller points
-  auto env = [secure](const char* name) { return secure ? std::string() : internal::GetEnv(name); };
-  in.cuda_home = env("CUDA_HOME");
-  in.cuda_path = env("CUDA_PATH");
-  in.conda_prefix = env("CONDA_PREFIX");
-  auto add_prefix = [&in](const std::string& prefix) {
-    if (prefix.empty()) return;
-    for (const char* layout : {"/lib/python3*/site-packages", "/lib64/python3*/site-packages"}) {
-      for (const std::string& dir : Glob(prefix + layout)) AddUnique(&in.site_packages, dir);
-    }
-  };
-  add_prefix(env("VIRTUAL_ENV"));
-  add_prefix(in.conda_prefix);
-  dl_iterate_phdr(CollectSitePackages, &in.site_packages);
-  const std::string home = env("HOME");
-  if (!home.empty()) add_prefix(home + "/.local");
-  for (const std::string& dir : Glob(root + "/usr/local/lib/python3*/dist-packages")) {
-    AddUnique(&in.site_packages, dir);
-  }
-  for (const std::string& dir : Glob(root + "/usr/lib/python3/dist-packages")) {
-    AddUnique(&in.site_packages, dir);
-  }
-  in.toolkits = Glob(root + "/usr/local/cuda-*");
+  in.root = std::move(found.root);
+  in.cuda_home = std::move(found.cuda_home);
+  in.cuda_path = std::move(found.cuda_path);
+  in.conda_prefix = std::move(found.conda_prefix);
+  in.site_packages = std::move(found.site_packages);
+  in.toolkits = std::move(found.toolkits);
   return in;
 }
 
 std::vector<PlannedRuntime> RuntimeSearchPlan(const RuntimeSearchInputs& in, int driver_version) {
-  std::vector<std::string> toolkits = in.toolkits;
-  std::sort(toolkits.begin(), toolkits.end(), [](const std::string& a, const std::string& b) {
-    return strverscmp(a.c_str(), b.c_str()) > 0;  // newest first
-  });
+  const internal::SearchInputs inputs = {in.root, in.cuda_home, in.cuda_path, in.conda_prefix,
+                                         in.site_packages, in.toolkits};
   std::vector<PlannedRuntime> plan;
   for (const std::string& soname : CudartSonamesForDriver(driver_version > 0 ? driver_version
                                                                               : kAnyDriver)) {
     int family = 0, minor = -1;
     ParseCudartSoname(soname, &family, &minor);
-    auto add = [&](const std::string& dir, RuntimeSource source) {
-      if (!dir.empty()) plan.push_back({dir + "/" + soname, source, family});
-    };
-    // The dynamic linker searches this machine, not another root's tree.
-    if (in.root.empty()) plan.push_back({soname, RuntimeSource::kDefaultSearch, family});
-    for (const std::string* home : {&in.cuda_home, &in.cuda_path}) {
-      if (home->empty()) continue;
-      add(*home + "/lib64", RuntimeSource::kCudaHome);
-      add(*home + "/lib", RuntimeSource::kCudaHome);
-    }
     // The runtime wheels: nvidia-cuda-runtime-cu11/-cu12 install nvidia/cuda_runtime/lib, the
     // CUDA 13 ones nvidia/cu13/lib.
     const std::string wheel = family >= 13 ? "/nvidia/cu" + std::to_string(family) + "/lib"
                                            : "/nvidia/cuda_runtime/lib";
-    for (const std::string& site : in.site_packages) add(site + wheel, RuntimeSource::kPythonWheel);
-    if (!in.conda_prefix.empty()) add(in.conda_prefix + "/lib", RuntimeSource::kPythonWheel);
-    const std::string target = std::string("/targets/") + kCudaTarget + "/lib";
-    add(in.root + "/usr/local/cuda/lib64", RuntimeSource::kWellKnownDirectory);
-    add(in.root + "/usr/local/cuda" + target, RuntimeSource::kWellKnownDirectory);
-    for (const std::string& toolkit : toolkits) {
-      add(toolkit + "/lib64", RuntimeSource::kWellKnownDirectory);
-      add(toolkit + target, RuntimeSource::kWellKnownDirectory);
+    for (const internal::SearchDirectory& d : internal::SearchDirectories(inputs, wheel)) {
+      switch (d.place) {
+        case internal::SearchPlace::kDefaultSearch:
+          plan.push_back({soname, RuntimeSource::kDefaultSearch, family});
+          break;
+        case internal::SearchPlace::kCudaHome:
+          plan.push_back({d.dir + "/" + soname, RuntimeSource::kCudaHome, family});
+          break;
+        case internal::SearchPlace::kPythonWheel:
+          plan.push_back({d.dir + "/" + soname, RuntimeSource::kPythonWheel, family});
+          break;
+        case internal::SearchPlace::kWellKnownDirectory:
+          plan.push_back({d.dir + "/" + soname, RuntimeSource::kWellKnownDirectory, family});
+          break;
+      }
     }
-    add(in.root + "/usr/lib/" + kMultiarch, RuntimeSource::kWellKnownDirectory);
-    add(in.root + "/usr/lib64", RuntimeSource::kWellKnownDirectory);
-    add(in.root + "/opt/cuda/lib64", RuntimeSource::kWellKnownDirectory);
   }
   return plan;
 }
