@@ -1,0 +1,380 @@
+// NVRTC (libnvrtc) discovery, version, acceptance by the driver's PTX ISA and per-entry binding.
+// See nvrtc.h.
+#include "loader/nvrtc.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "loader/core.h"
+#include "loader/nvrtc_rule.h"
+#include "spdlog/spdlog.h"
+
+namespace cudyn {
+namespace {
+
+// NVRTC's identity for the core's open step: every real libnvrtc exports nvrtcVersion; cudyn's
+// own drop-in (libcudyn_nvrtc.so) also exports cudynNvrtcEntryCount.
+constexpr internal::LibraryIdentity kNvrtcIdentity = {"nvrtcVersion", "cudynNvrtcEntryCount"};
+
+using NvrtcVersionFn = int (*)(int*, int*);
+
+constexpr std::string_view kSymbols[] = {
+#define CUDYN_NVRTC_ENTRY(index, ret, symbol, params, args) #symbol,
+#include "version_tables/generated_nvrtc/nvrtc_entries.inc"
+#undef CUDYN_NVRTC_ENTRY
+};
+static_assert(sizeof(kSymbols) / sizeof(kSymbols[0]) == kNvrtcEntryCount, "nvrtc_entries.inc");
+
+struct NvrtcRule {
+  int index;
+  int version;             // the real NVRTC these facts are of
+  const char* candidates;  // "a\0b\0" (ends at the empty string)
+  const char* reason;      // why missing ("" when candidates exist)
+};
+constexpr NvrtcRule kRules[] = {
+#define CUDYN_NVRTC_RULE(index, version, candidates, reason) {index, version, candidates, reason},
+#include "version_tables/generated_nvrtc/nvrtc_rules.inc"
+#undef CUDYN_NVRTC_RULE
+};
+
+struct NvrtcVersionFact {
+  int version;
+  const char* soname;
+};
+constexpr NvrtcVersionFact kVersions[] = {
+#define CUDYN_NVRTC_VERSION(version, soname) {version, soname},
+#include "version_tables/generated_nvrtc/nvrtc_versions.inc"
+#undef CUDYN_NVRTC_VERSION
+};
+
+// The real version whose rules an NVRTC of `version` binds with: the newest known one at or below
+// it, else the oldest.
+int RulesVersionFor(int version) {
+  int best = 0;
+  for (const NvrtcVersionFact& v : kVersions) {
+    if (v.version <= version && v.version > best) best = v.version;
+  }
+  return best != 0 ? best : kVersions[0].version;
+}
+
+const NvrtcRule* RuleFor(int index, int rules_version) {
+  for (const NvrtcRule& r : kRules) {
+    if (r.index == index && r.version == rules_version) return &r;
+  }
+  return nullptr;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+NvrtcSource SourceOf(internal::SearchPlace place) {
+  switch (place) {
+    case internal::SearchPlace::kDefaultSearch:
+      return NvrtcSource::kDefaultSearch;
+    case internal::SearchPlace::kCudaHome:
+      return NvrtcSource::kCudaHome;
+    case internal::SearchPlace::kPythonWheel:
+      return NvrtcSource::kPythonWheel;
+    case internal::SearchPlace::kWellKnownDirectory:
+      break;
+  }
+  return NvrtcSource::kWellKnownDirectory;
+}
+
+std::string IsaText(int isa) { return std::to_string(isa / 10) + "." + std::to_string(isa % 10); }
+
+std::string CudaText(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+}  // namespace
+
+std::string_view NvrtcSymbol(int index) {
+  return index >= 0 && index < kNvrtcEntryCount ? kSymbols[index] : std::string_view();
+}
+
+std::vector<std::string> NvrtcSonames() {
+  std::vector<std::string> out;
+  for (int i = static_cast<int>(sizeof(kVersions) / sizeof(kVersions[0])) - 1; i >= 0; --i) {
+    if (std::find(out.begin(), out.end(), kVersions[i].soname) == out.end()) {
+      out.push_back(kVersions[i].soname);
+    }
+  }
+  return out;
+}
+
+std::vector<PlannedNvrtc> NvrtcSearchPlan(const std::string& root) {
+  const internal::SearchInputs inputs = internal::ReadSearchInputs(root);
+  std::vector<PlannedNvrtc> plan;
+  for (const std::string& soname : NvrtcSonames()) {
+    // The NVRTC wheels: nvidia-cuda-nvrtc-cu11/-cu12 install nvidia/cuda_nvrtc/lib, the CUDA 13
+    // ones nvidia/cu13/lib (as the runtime's).
+    const int major = std::atoi(soname.c_str() + std::strlen("libnvrtc.so."));
+    const std::string wheel = major >= 13 ? "/nvidia/cu" + std::to_string(major) + "/lib"
+                                          : "/nvidia/cuda_nvrtc/lib";
+    for (const internal::SearchDirectory& d : internal::SearchDirectories(inputs, wheel)) {
+      plan.push_back({d.place == internal::SearchPlace::kDefaultSearch ? soname
+                                                                        : d.dir + "/" + soname,
+                      SourceOf(d.place)});
+    }
+  }
+  return plan;
+}
+
+const char* NvrtcSourceName(NvrtcSource source) {
+  switch (source) {
+    case NvrtcSource::kOption:
+      return "option";
+    case NvrtcSource::kEnvironment:
+      return "CUDYN_NVRTC_PATH";
+    case NvrtcSource::kDefaultSearch:
+      return "default search";
+    case NvrtcSource::kCudaHome:
+      return "CUDA_HOME";
+    case NvrtcSource::kPythonWheel:
+      return "python wheel";
+    case NvrtcSource::kWellKnownDirectory:
+      return "well-known directory";
+    case NvrtcSource::kSearchPath:
+      return "search path";
+  }
+  return "unknown";
+}
+
+const char* NvrtcRejectionName(NvrtcRejection rejection) {
+  switch (rejection) {
+    case NvrtcRejection::kNone:
+      return "accepted";
+    case NvrtcRejection::kIgnoredSecure:
+      return "ignored_secure";
+    case NvrtcRejection::kNotAbsolute:
+      return "not_absolute";
+    case NvrtcRejection::kUnloadableFile:
+      return "unloadable_file";
+    case NvrtcRejection::kNotLoaded:
+      return "not_loaded";
+    case NvrtcRejection::kDlopenFailed:
+      return "dlopen_failed";
+    case NvrtcRejection::kIsCudyn:
+      return "is_cudyn";
+    case NvrtcRejection::kNotNvrtc:
+      return "not_nvrtc";
+    case NvrtcRejection::kPtxTooNew:
+      return "ptx_too_new";
+  }
+  return "unknown";
+}
+
+// NVRTC's binding rules, for the core's entry table (loader/core.h).
+struct NvrtcPolicy {
+  static internal::Binding Bind(void* self, int index, internal::BindMode) {
+    Nvrtc& n = *static_cast<Nvrtc*>(self);
+    internal::Binding binding;
+    const NvrtcRule* rule = RuleFor(index, n.rules_version_);
+    if (rule == nullptr) return binding;
+    int k = 0;
+    for (const char* c = rule->candidates; *c != '\0'; c += std::strlen(c) + 1, ++k) {
+      void* fn = dlsym(n.handle_, c);
+      if (fn != nullptr && !internal::IsCudynFunction(fn)) {
+        binding.fn = fn;
+        binding.status = internal::SlotState::kNative;
+        binding.via = static_cast<uint8_t>(k);
+        return binding;
+      }
+    }
+    return binding;
+  }
+  static std::string MissingText(const void* self, int index) {
+    return static_cast<const Nvrtc*>(self)->MissingText(index);
+  }
+  static std::string AdapterText(const void*, int) { return std::string(); }
+};
+
+const internal::LibraryPolicy Nvrtc::kPolicy = {&NvrtcPolicy::Bind, &NvrtcPolicy::MissingText,
+                                               &NvrtcPolicy::AdapterText};
+
+std::atomic<void*> g_default_nvrtc_slots[kNvrtcEntryCount];
+
+std::atomic<void*>* Nvrtc::DefaultSlots() { return g_default_nvrtc_slots; }
+
+Nvrtc::Nvrtc() : slots_(g_default_nvrtc_slots) {}
+
+// NVRTC stays loaded: its compiles leave threads and builtins behind.
+Nvrtc::~Nvrtc() = default;
+
+std::unique_ptr<Nvrtc> Nvrtc::Open(const NvrtcOptions& options) {
+  return internal::OpenLibrary<Nvrtc>(options, nullptr);
+}
+
+bool Nvrtc::TryCandidate(const std::string& path, NvrtcSource source) {
+  const bool is_explicit = source == NvrtcSource::kOption || source == NvrtcSource::kEnvironment;
+  internal::OpenedLibrary opened = internal::OpenCandidate(path, false, kNvrtcIdentity);
+  if (opened.failure == internal::OpenFailure::kNotTheLibrary) {
+    internal::AddCandidate(&candidates_, opened.loaded_path, source, NvrtcRejection::kNotNvrtc,
+                           std::string("exports no nvrtcVersion: not an NVRTC library"));
+    return false;
+  }
+  if (opened.handle == nullptr) {
+    internal::AddCandidate(
+        &candidates_,
+        opened.failure == internal::OpenFailure::kIsCudyn ? opened.loaded_path : path, source,
+        internal::RejectionFor<NvrtcRejection>(opened.failure), std::move(opened.reason));
+    return false;
+  }
+  int major = 0, minor = 0;
+  const int rc = reinterpret_cast<NvrtcVersionFn>(opened.version_function)(&major, &minor);
+  const int version = major * 1000 + minor * 10;
+  if (rc != 0 || !internal::IsPlausibleCudaVersion(version)) {
+    internal::AddCandidate(&candidates_, opened.loaded_path, source, NvrtcRejection::kNotNvrtc,
+                           "nvrtcVersion answered " + std::to_string(rc) + " (" +
+                               std::to_string(major) + "." + std::to_string(minor) + ")");
+    dlclose(opened.handle);
+    return false;
+  }
+  const int isa = NvrtcPtxIsa(version);
+  const int needs = NvrtcMinDriver(version);
+  const std::string emits = "NVRTC " + CudaText(version) + " emits PTX ISA " + IsaText(isa) +
+                            " (JIT by CUDA " + CudaText(needs) + "+)";
+  if (driver_version_ > 0 && driver_version_ < needs) {
+    const std::string why = emits + ": the driver (CUDA " + CudaText(driver_version_) +
+                            ") cannot load it (CUDA_ERROR_UNSUPPORTED_PTX_VERSION)";
+    if (!is_explicit) {
+      NvrtcCandidate& c = internal::AddCandidate(&candidates_, opened.loaded_path, source,
+                                                 NvrtcRejection::kPtxTooNew, why);
+      c.version = version;
+      c.ptx_isa = isa;
+      dlclose(opened.handle);
+      return false;
+    }
+    warnings_.push_back("explicit NVRTC taken although " + why);
+    internal::Warn(warnings_.back());
+  }
+  handle_ = opened.handle;
+  path_ = opened.loaded_path;
+  LoadBuiltins(major, minor);
+  found_by_ = source;
+  version_ = version;
+  ptx_isa_ = isa;
+  rules_version_ = RulesVersionFor(version);
+  NvrtcCandidate& c = internal::AddCandidate(
+      &candidates_, path_, source, NvrtcRejection::kNone,
+      "accepted: " + emits +
+          (driver_version_ > 0 ? ", the driver is CUDA " + CudaText(driver_version_)
+                               : std::string(", no driver to compare with")));
+  c.version = version;
+  c.ptx_isa = isa;
+  return true;
+}
+
+// NVRTC dlopens libnvrtc-builtins.so.<major.minor> by its bare name at its first compile (the
+// Debian 11.2-12.5 and the 13.0 toolkit libraries carry no RUNPATH): from anywhere but the
+// dynamic linker's search it fails with NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (7). The copy in
+// the chosen NVRTC's own directory is loaded here first, so that name is then found loaded.
+void Nvrtc::LoadBuiltins(int major, int minor) {
+  const std::string name =
+      "libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor);
+  if (void* loaded = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+    dlclose(loaded);  // one is loaded already; NVRTC will find it
+    builtins_ = name + " (already loaded)";
+    return;
+  }
+  const std::string file = path_.substr(0, path_.rfind('/') + 1) + name;
+  if (path_.find('/') == std::string::npos || !Exists(file)) {
+    builtins_ = name + " (not beside " + path_ + ": left to NVRTC's own search)";
+    return;
+  }
+  if (dlopen(file.c_str(), RTLD_LAZY | RTLD_LOCAL) != nullptr) {
+    builtins_ = file;
+  } else {
+    const char* why = dlerror();
+    builtins_ = file + " (dlopen failed: " + (why != nullptr ? why : "?") + ")";
+    warnings_.push_back("NVRTC's builtins " + builtins_);
+  }
+}
+
+void Nvrtc::Discover(const NvrtcOptions& options) {
+  if (options.use_environment) {
+    std::string log_warning = internal::ConfigureLogFromEnvironment();
+    if (!log_warning.empty()) warnings_.push_back(log_warning);
+  }
+  const std::optional<int> clamp =
+      internal::ChooseClamp(options.max_cuda_version, options.use_environment, nullptr);
+  if (options.driver_version) {
+    driver_version_ = *options.driver_version;
+  } else {
+    Driver& driver = DefaultDriver();
+    driver_version_ = driver.ok() ? driver.effective_version() : 0;
+  }
+  if (clamp && driver_version_ > 0 && *clamp < driver_version_) driver_version_ = *clamp;
+
+  const std::optional<bool> explicit_accepted = internal::TryExplicitPath(
+      options.nvrtc_path, options.use_environment, "CUDYN_NVRTC_PATH", &candidates_, &warnings_,
+      [this](const std::string& path, NvrtcSource source) { return TryCandidate(path, source); });
+  bool accepted = explicit_accepted.value_or(false);
+  if (!explicit_accepted) {
+    if (driver_version_ == 0) {
+      warnings_.push_back("no usable NVIDIA driver: taking the newest NVRTC found");
+    }
+    if (options.search_paths) {
+      for (const std::string& soname : NvrtcSonames()) {
+        for (const std::string& dir : *options.search_paths) {
+          const std::string file = dir + "/" + soname;
+          if (!accepted && Exists(file)) accepted = TryCandidate(file, NvrtcSource::kSearchPath);
+        }
+      }
+    } else {
+      for (const PlannedNvrtc& planned : NvrtcSearchPlan()) {
+        if (accepted) break;
+        if (planned.source != NvrtcSource::kDefaultSearch && !Exists(planned.path)) continue;
+        accepted = TryCandidate(planned.path, planned.source);
+      }
+    }
+  }
+  for (const std::string& w : warnings_) internal::Warn(w);
+  if (!accepted) {
+    error_ = kNvrtcErrorInternalError;
+    table_->SetLastError("cudyn: no usable NVRTC (libnvrtc) for this driver (CUDA " +
+                         CudaText(driver_version_) + ": an NVRTC's PTX must be JIT-able by it); tried:" +
+                         internal::TriedText(candidates_, NvrtcSourceName));
+    internal::Warn(table_->last_error());
+    return;
+  }
+  error_ = kNvrtcSuccess;
+  internal::Log().info("NVRTC {} (found by {}), CUDA {}, PTX ISA {}, driver {}, builtins {}", path_,
+                       NvrtcSourceName(found_by_), version_, IsaText(ptx_isa_), driver_version_,
+                       builtins_);
+}
+
+void* Nvrtc::ResolveSlow(int index) {
+  return table_ != nullptr ? table_->ResolveSlow(index, internal::BindMode::kCall) : nullptr;
+}
+
+int Nvrtc::BindAll() { return table_ != nullptr ? table_->BindAll() : kNvrtcEntryCount; }
+
+EntryStatus Nvrtc::status(int index) const {
+  if (table_ != nullptr) return static_cast<EntryStatus>(table_->status(index));
+  return index >= 0 && index < kNvrtcEntryCount ? EntryStatus::kMissing : EntryStatus::kUnbound;
+}
+
+std::string Nvrtc::MissingText(int index) const {
+  const NvrtcRule* rule = RuleFor(index, rules_version_);
+  return "cudyn: " + std::string(NvrtcSymbol(index)) + " is not provided by " + path_ +
+         " (NVRTC " + CudaText(version_) + "): " +
+         (rule != nullptr && rule->reason[0] != '\0' ? rule->reason : "not exported") +
+         "; answering NVRTC_ERROR_INVALID_INPUT";
+}
+
+std::string Nvrtc::last_error() const noexcept {
+  return table_ != nullptr ? table_->last_error() : std::string();
+}
+
+Nvrtc& DefaultNvrtc() { return internal::DefaultInstance<Nvrtc>(); }
+
+void* ResolveDefaultNvrtcSlow(int index) { return DefaultNvrtc().ResolveSlow(index); }
+
+}  // namespace cudyn
