@@ -189,7 +189,7 @@ main() {
   run_bazel_tests examples --workspace examples //...
   # The library against Debian's CUDA 11.8 headers (variants those headers lack are compiled out),
   # with the real-driver tests. Last: it re-points @cuda, so everything after it would rebuild. The
-  # runtime drop-in serves the 13.0 runtime API only: it is left out here. Its own output tree
+  # runtime and NVRTC drop-ins serve the 13.0 APIs only: they are left out here. Its own output tree
   # (platform suffix), so it never overwrites the plain build's outputs.
   run_bazel_tests cuda_11_8 "--repo_env=CUDA_PATH=${CUDYN_DEPS:-/var/cache/cudyn-deps}/cuda-11.8/usr" \
     --platform_suffix=cuda_11_8 -- \
@@ -198,7 +198,10 @@ main() {
     -//stubs:cudyn_cudart -//stubs:cudyn_cudart_impl -//stubs:cudyn_cudart_embed \
     -//stubs:libcudyn_cudart.so -//stubs:dropin_cudart/libcudart.so.13 \
     -//stubs:cudart_trampolines -//stubs:cudart_trampoline_asm_test \
-    -//stubs:cudart_shipped_deps_test
+    -//stubs:cudart_shipped_deps_test \
+    -//stubs:cudyn_nvrtc -//stubs:cudyn_nvrtc_impl -//stubs:cudyn_nvrtc_embed \
+    -//stubs:libcudyn_nvrtc.so -//stubs:nvrtc_trampolines -//stubs:nvrtc_trampoline_asm_test \
+    -//stubs:nvrtc_shipped_deps_test
   finish
 }
 
