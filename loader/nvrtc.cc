@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "loader/core.h"
@@ -84,6 +85,14 @@ NvrtcSource SourceOf(internal::SearchPlace place) {
       break;
   }
   return NvrtcSource::kWellKnownDirectory;
+}
+
+std::string RealPath(const std::string& path) {
+  char* real = realpath(path.c_str(), nullptr);
+  if (real == nullptr) return path;
+  std::string out(real);
+  free(real);
+  return out;
 }
 
 std::string IsaText(int isa) { return std::to_string(isa / 10) + "." + std::to_string(isa % 10); }
@@ -328,10 +337,18 @@ void Nvrtc::Discover(const NvrtcOptions& options) {
         }
       }
     } else {
+      // A file reached again under another name (/usr/local/cuda -> cuda-13.0, targets/...) was
+      // already judged: it is not tried twice.
+      std::vector<std::string> tried;
       for (const PlannedNvrtc& planned : NvrtcSearchPlan()) {
         if (accepted) break;
-        if (planned.source != NvrtcSource::kDefaultSearch && !Exists(planned.path)) continue;
+        if (planned.source != NvrtcSource::kDefaultSearch) {
+          if (!Exists(planned.path)) continue;
+          const std::string real = RealPath(planned.path);
+          if (std::find(tried.begin(), tried.end(), real) != tried.end()) continue;
+        }
         accepted = TryCandidate(planned.path, planned.source);
+        if (!candidates_.empty()) tried.push_back(RealPath(candidates_.back().path));
       }
     }
   }
