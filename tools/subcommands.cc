@@ -150,6 +150,24 @@ exit: 0 a runtime this driver runs is picked, 1 none (no runtime found, or none
 this driver runs), 2 usage, 3 no usable driver.
 )HELP";
 
+constexpr char kNvrtcHelp[] = R"HELP(usage: cudyn-check nvrtc [--driver PATH] [--max-cuda-version V] [--json]
+
+Lists the NVRTC libraries (libnvrtc.so.13, .12, .11.2) where cudyn's NVRTC
+loader looks, in its order (the runtime's places; wheel layouts nvidia/cu13/lib
+and nvidia/cuda_nvrtc/lib), and what the loader made of each for the driver in
+front: its version, the PTX ISA it emits, the oldest driver that JITs that PTX
+(version_tables/inputs/ptx_isa.tsv), and the one it takes: the newest NVRTC
+whose PTX the driver loads (CUDYN_NVRTC_PATH, when set, is taken as it is).
+
+options:
+  --driver PATH           judge against this libcuda (made absolute)
+  --max-cuda-version V    clamp the driver's version (11040 or 11.4)
+  --json                  machine-readable output
+
+exit: 0 an NVRTC this driver can use is picked, 1 none, 2 usage, 3 no usable
+driver.
+)HELP";
+
 constexpr char kHelpHelp[] = "usage: cudyn-check help [SUBCOMMAND]\n";
 
 // The overview help around the list of subcommands (OverviewHelp).
@@ -193,6 +211,10 @@ const std::vector<Subcommand>& Subcommands() {
        "every libcudart on the system, which this driver runs, which one cudyn picks",
        {"--driver", "--max-cuda-version", "--search-root", "--root"},
        {}, Positionals::kNone, RunRuntimes, kRuntimesHelp},
+      {"nvrtc",
+       "the NVRTC libraries cudyn tries and the one whose PTX this driver loads",
+       {"--driver", "--max-cuda-version"},
+       {}, Positionals::kNone, RunNvrtc, kNvrtcHelp},
       {"help", "help for a subcommand (or use SUBCOMMAND --help)",
        {},
        {}, Positionals::kTopic, RunHelp, kHelpHelp},

@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "loader/nvrtc.h"
 #include "loader/nvrtc_rule.h"
+#include "nlohmann/json.hpp"
 #include "tests/util/runfiles.h"
 
 extern char** environ;
@@ -378,7 +379,9 @@ TEST(NvrtcBadInput, ExplicitPathsThatAreNotAnNvrtc) {
 // Runs `program` with `extra` environment (LD_LIBRARY_PATH and CUDYN_* replaced) and parses its
 // key=value lines.
 std::map<std::string, std::string> RunProgram(const std::string& program,
-                                              const std::vector<std::string>& extra) {
+                                              const std::vector<std::string>& extra,
+                                              std::vector<std::string> args = {},
+                                              std::string* raw = nullptr, int* exit_code = nullptr) {
   int fds[2];
   std::map<std::string, std::string> out;
   if (pipe(fds) != 0) return out;
@@ -394,13 +397,15 @@ std::map<std::string, std::string> RunProgram(const std::string& program,
   std::vector<char*> envp;
   for (std::string& s : env) envp.push_back(&s[0]);
   envp.push_back(nullptr);
-  std::string arg0 = program;
-  char* argv[] = {&arg0[0], nullptr};
+  args.insert(args.begin(), program);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(&a[0]);
+  argv.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(fds[1], 1);
     close(fds[0]);
-    execve(program.c_str(), argv, envp.data());
+    execve(program.c_str(), argv.data(), envp.data());
     _exit(127);
   }
   close(fds[1]);
@@ -411,7 +416,12 @@ std::map<std::string, std::string> RunProgram(const std::string& program,
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << program << " status " << status;
+  if (exit_code != nullptr) {
+    *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  } else {
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << program << " status " << status;
+  }
+  if (raw != nullptr) *raw = text;
   std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
@@ -486,6 +496,49 @@ TEST(NvrtcDropin, UnderAClampAsOnTheOlderDriver) {
   auto r = RunProgram(cudyn_program, env);
   EXPECT_EQ(r["nvrtc"], "11.2");
   EXPECT_EQ(r["ptx_version"], "7.2");
+}
+
+// `cudyn-check nvrtc` lists what the loader does for the driver in front: the same pick, each
+// refused NVRTC with its reason, JSON and text.
+TEST(CheckNvrtc, ListsTheCandidatesAndThePickForEachDriver) {
+  const std::string check = cudyn::testing::Runfile("tools/cudyn-check");
+  const std::map<std::string, std::string> want = {
+      {"418", ""}, {"450", ""}, {"460", "11.2"}, {"470", "11.2"}, {"535", "11.8"}};
+  for (const RealDriver& d : kRealDrivers) {
+    SCOPED_TRACE(std::string("driver ") + d.major);
+    std::string text;
+    int code = -1;
+    RunProgram(check, DropinEnvironment(DriverPath(d.major)),
+               {"nvrtc", "--driver", DriverPath(d.major), "--json"}, &text, &code);
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << text;
+    EXPECT_EQ(j["command"], "nvrtc");
+    EXPECT_EQ(j["driver_cuda_version"], d.cuda);
+    const std::string& v = want.at(d.major);
+    int too_new = 0;
+    for (const auto& c : j["candidates"]) {
+      too_new += c["rejection"] == "ptx_too_new";
+      if (c["rejection"] == "ptx_too_new") EXPECT_GT(c["min_driver"].get<int>(), d.cuda);
+    }
+    if (v.empty()) {
+      EXPECT_EQ(code, 1);
+      EXPECT_TRUE(j["picked"].is_null());
+      EXPECT_EQ(too_new, 4);  // 13.0, 12.5 (the default search of libnvrtc.so.12), 11.8, 11.2
+    } else {
+      EXPECT_EQ(code, 0);
+      EXPECT_EQ(j["picked"]["nvrtc_version"], v == "11.2" ? 11020 : 11080);
+      EXPECT_EQ(j["picked"]["ptx_isa"], IsaOf(kIsaOf.at(v)));
+      EXPECT_GE(too_new, 2);  // at least 13.0 and 12.5 refused
+    }
+  }
+  std::string text;
+  int code = -1;
+  RunProgram(check, DropinEnvironment(DriverPath("535")), {"nvrtc", "--driver", DriverPath("535")},
+             &text, &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(text.find("refused  "), std::string::npos) << text;
+  EXPECT_NE(text.find("picked: "), std::string::npos) << text;
+  EXPECT_NE(text.find("libnvrtc.so.11.2 (NVRTC 11.8, PTX 7.8)"), std::string::npos) << text;
 }
 
 }  // namespace
