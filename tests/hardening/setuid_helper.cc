@@ -1,7 +1,7 @@
 // Run by setuid_test.sh, once plainly and once installed setuid (owner nobody) and started by
 // root, so that the kernel sets AT_SECURE. Opens the process-wide driver and runtime exactly as the
 // drop-in stubs do (DefaultDriver, DefaultRuntime: environment honoured) and prints what it saw as
-// key=value lines (the runtime's prefixed runtime_).
+// key=value lines (the runtime's prefixed runtime_, NVRTC's nvrtc_).
 #include <sys/auxv.h>
 #include <unistd.h>
 
@@ -10,6 +10,7 @@
 
 #include "loader/cudart.h"
 #include "loader/cudyn.h"
+#include "loader/nvrtc.h"
 
 // Under --config=asan: LeakSanitizer cannot stop the world in a setuid (non-dumpable) process and
 // dies with a "fatal error" at exit. Leak checking is off only for the setuid run; every other
@@ -40,5 +41,14 @@ int main() {
     std::printf("runtime_rejection=%s\n", cudyn::RuntimeRejectionName(c.rejection));
   }
   for (const std::string& w : runtime.warnings()) std::printf("runtime_warning=%s\n", w.c_str());
+  cudyn::Nvrtc& nvrtc = cudyn::DefaultNvrtc();
+  std::printf("nvrtc_path=%s\n", nvrtc.path().c_str());
+  std::printf("nvrtc_found_by=%s\n", nvrtc.ok() ? cudyn::NvrtcSourceName(nvrtc.found_by()) : "");
+  for (const cudyn::NvrtcCandidate& c : nvrtc.candidates()) {
+    std::printf("nvrtc_candidate=%s|%s|%s\n", cudyn::NvrtcSourceName(c.source), c.path.c_str(),
+                c.reason.c_str());
+    std::printf("nvrtc_rejection=%s\n", cudyn::NvrtcRejectionName(c.rejection));
+  }
+  for (const std::string& w : nvrtc.warnings()) std::printf("nvrtc_warning=%s\n", w.c_str());
   return 0;
 }

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# CUDYN_DRIVER_PATH and CUDYN_CUDART_PATH are ignored under AT_SECURE. Runs a real setuid helper: a copy of
+# CUDYN_DRIVER_PATH, CUDYN_CUDART_PATH and CUDYN_NVRTC_PATH are ignored under AT_SECURE. Runs a real setuid helper: a copy of
 # :setuid_helper owned by nobody (uid 65534) with the set-user-ID bit, started by root, runs with
 # ruid 0 / euid 65534, so the kernel sets AT_SECURE. The same copy without the bit shows that the
 # override is honoured otherwise (so this test can fail). Also: CUDYN_LOG never names a file
 # (cudyn logs to stderr only; a path given as CUDYN_LOG is rejected as a level and no file
 # appears), setuid or not.
 #
-#   setuid_test.sh HELPER FAKE_DRIVER FAKE_RUNTIME
+#   setuid_test.sh HELPER FAKE_DRIVER FAKE_RUNTIME NVRTC_FILES...  (a real NVRTC and its builtins)
 # Needs root (to chown and to start the helper) and a temporary directory on a filesystem
 # mounted without nosuid; both are checked and reported as failures, never skipped.
 set -euo pipefail
 helper_src="$1"
 fake="$(readlink -f "$2")"
 fake_runtime="$(readlink -f "$3")"
+nvrtc=""
+for f in "${@:4}"; do [[ $(basename "$f") == libnvrtc.so.* ]] && nvrtc="$(readlink -f "$f")"; done
+[[ -n $nvrtc ]] || { echo "FAIL: no libnvrtc.so.* among ${*:4}" >&2; exit 1; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 [[ "$(id -u)" == 0 ]] || fail "this test must run as root (it chowns a helper and runs it setuid)"
@@ -24,7 +27,8 @@ chmod 0755 "$helper"
 log="$tmp/cudyn.log"
 
 run() {  # run OUTPUT_FILE: the helper with the overrides an attacker would set
-  env CUDYN_DRIVER_PATH="$fake" CUDYN_CUDART_PATH="$fake_runtime" CUDYN_LOG="$log" "$helper" \
+  env CUDYN_DRIVER_PATH="$fake" CUDYN_CUDART_PATH="$fake_runtime" CUDYN_NVRTC_PATH="$nvrtc" \
+    CUDYN_LOG="$log" "$helper" \
     >"$1" 2>"$1.err" ||
     fail "helper exited with $? ($(cat "$1.err"))"
 }
@@ -40,6 +44,8 @@ cat "$tmp/plain.out"
 [[ "$(field runtime_path "$tmp/plain.out")" == "$fake_runtime" ]] ||
   fail "plain run: CUDYN_CUDART_PATH not honoured"
 [[ "$(field runtime_found_by "$tmp/plain.out")" == CUDYN_CUDART_PATH ]] || fail "plain run: runtime_found_by"
+[[ "$(field nvrtc_path "$tmp/plain.out")" == "$nvrtc" ]] || fail "plain run: CUDYN_NVRTC_PATH not honoured"
+[[ "$(field nvrtc_found_by "$tmp/plain.out")" == CUDYN_NVRTC_PATH ]] || fail "plain run: nvrtc_found_by"
 [[ ! -e "$log" ]] || fail "CUDYN_LOG=$log created a file"
 grep -q "CUDYN_LOG='$log' is not one of" "$tmp/plain.out.err" || fail "CUDYN_LOG path not rejected"
 
@@ -75,5 +81,15 @@ grep -qxF "runtime_warning=CUDYN_CUDART_PATH ignored in a setuid/setgid process"
   fail "setuid run: no runtime warning"
 grep "^runtime_candidate=" "$tmp/setuid.out" | tail -n +2 | grep -qF "|$fake_runtime|" &&
   fail "setuid run: the fake runtime was tried anyway"
+# The same for NVRTC's CUDYN_NVRTC_PATH.
+[[ "$(field nvrtc_path "$tmp/setuid.out")" != "$nvrtc" ]] || fail "setuid run: CUDYN_NVRTC_PATH was honoured"
+grep -qxF "nvrtc_candidate=CUDYN_NVRTC_PATH|$nvrtc|ignored: the process runs with AT_SECURE (setuid/setgid)" \
+  "$tmp/setuid.out" || fail "setuid run: the ignored NVRTC override is not recorded as a candidate"
+grep -A1 -F "nvrtc_candidate=CUDYN_NVRTC_PATH|$nvrtc|" "$tmp/setuid.out" |
+  grep -qxF "nvrtc_rejection=ignored_secure" || fail "setuid run: the ignored NVRTC override is not typed"
+grep -qxF "nvrtc_warning=CUDYN_NVRTC_PATH ignored in a setuid/setgid process" "$tmp/setuid.out" ||
+  fail "setuid run: no NVRTC warning"
+grep "^nvrtc_candidate=" "$tmp/setuid.out" | tail -n +2 | grep -qF "|$nvrtc|" &&
+  fail "setuid run: the given NVRTC was tried anyway"
 [[ ! -e "$log" ]] || fail "CUDYN_LOG=$log created a file under setuid"
-echo "PASS: CUDYN_DRIVER_PATH and CUDYN_CUDART_PATH honoured normally, ignored under AT_SECURE; CUDYN_LOG writes no file"
+echo "PASS: CUDYN_DRIVER_PATH, CUDYN_CUDART_PATH and CUDYN_NVRTC_PATH honoured normally, ignored under AT_SECURE; CUDYN_LOG writes no file"
