@@ -12,7 +12,8 @@
 //                                       NVRTC, which every caller already handles as a refusal of
 //                                       its request, and because it never means success or "retry";
 //                                       last_error() names the entry, the NVRTC and why.
-//    NVRTC's own results pass through. nvrtcGetErrorString answers cudyn's text for these two.
+//    NVRTC's own results pass through. With no NVRTC at all, the drop-in's nvrtcGetErrorString
+//    answers cudyn's own text (stubs/nvrtc_shim.cc).
 //  * Choice: an explicit path (option, then CUDYN_NVRTC_PATH; absolute only, ignored under
 //    AT_SECURE) is taken as it is, whatever the driver. Otherwise the SONAMEs (libnvrtc.so.13,
 //    .12, .11.2: from the generated facts) newest first, each searched where the runtime is
