@@ -74,8 +74,9 @@ FileVerdict Decide(const RuntimeLayer& runtime, const KernelLayer& kernels, cons
                    const std::vector<LayerVerdict>& later = {});
 
 // Can a SASS image for `image` execute on `gpu`? Can PTX for `image` be JIT-compiled for `gpu`?
-bool SassRunsOn(const GpuArch& image, const GpuArch& gpu);
-bool PtxTargets(const GpuArch& image, const GpuArch& gpu);
+// (The shared rule's, loader/kernel_rule.h.)
+using kernel_rule::PtxTargets;
+using kernel_rule::SassRunsOn;
 
 const char* LayerName(Layer l);
 const char* StatusName(Status s);
