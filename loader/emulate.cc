@@ -103,9 +103,20 @@ bool CurrentArch(int id, kr::GpuArch* out) {
 
 // Does the emulated driver know some GPU of this machine? Decided once, after a successful
 // cuInit; 0 while that is unknown.
-int GpuState(int id) {
-  int state = g_gpu_state[id].load(std::memory_order_acquire);
+int GpuStateOnce(int id);
+
+int GpuState(int id) noexcept {
+  const int state = g_gpu_state[id].load(std::memory_order_acquire);
   if (state != 0) return state;
+  try {
+    return GpuStateOnce(id);
+  } catch (...) {  // no memory for the log line: decide again next time
+    return 0;
+  }
+}
+
+int GpuStateOnce(int id) {
+  int state = 0;
   using GetCount = CUresult(CUDAAPI*)(int*);
   auto count_fn = Bound<GetCount>(id, kEntry_cuDeviceGetCount);
   int count = 0;
@@ -244,7 +255,8 @@ Judged JudgeImage(int id, const void* image, uint64_t size, const char* entry) n
   }
 }
 
-// Reads a whole file (at most 1 GiB); false when it cannot.
+// Reads a whole file (at most 1 GiB) and a NUL after it (PTX text is judged up to its end);
+// false when it cannot.
 bool ReadFile(const char* path, std::string* out) noexcept {
   if (path == nullptr) return false;
   try {
@@ -261,6 +273,7 @@ bool ReadFile(const char* path, std::string* out) noexcept {
         got += static_cast<size_t>(r);
       }
       ok = got == out->size();
+      if (ok) out->push_back('\0');
     }
     close(fd);
     return ok;
@@ -326,7 +339,6 @@ CUresult CUDAAPI ModuleLoad(CUmodule* module, const char* path) {
   if (real == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
   std::string data;
   if (!ReadFile(path, &data)) return real(module, path);  // the driver reports its own error
-  data.push_back('\0');  // PTX text is judged up to its end
   Judged j = JudgeImage(I, data.data(), data.size() - 1, "cuModuleLoad");
   if (j.error) return static_cast<CUresult>(j.error);
   if (!j.replaced) return real(module, path);
@@ -362,7 +374,7 @@ CUresult CUDAAPI LinkAddFile(CUlinkState state, CUjitInputType type, const char*
        type != CU_JIT_INPUT_FATBINARY) ||
       !ReadFile(path, &data))
     return real(state, type, path, n, options, values);
-  Judged j = JudgeImage(I, data.data(), data.size(), "cuLinkAddFile");
+  Judged j = JudgeImage(I, data.data(), data.size() - 1, "cuLinkAddFile");
   if (j.error) return static_cast<CUresult>(j.error);
   if (!j.replaced) return real(state, type, path, n, options, values);
   using AddData = CUresult(CUDAAPI*)(CUlinkState, CUjitInputType, void*, size_t, const char*,
@@ -400,7 +412,6 @@ CUresult CUDAAPI LibraryLoadFromFile(CUlibrary* library, const char* path,
   std::string data;
   if (!ReadFile(path, &data))
     return real(library, path, jit_options, jit_values, num_jit, options, values, num);
-  data.push_back('\0');
   Judged j = JudgeImage(I, data.data(), data.size() - 1, "cuLibraryLoadFromFile");
   if (j.error) return static_cast<CUresult>(j.error);
   if (!j.replaced)
