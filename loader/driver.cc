@@ -496,6 +496,10 @@ std::string Driver::DriverSymbol(int index) const {
   }
   void* fn = slots_[index].load(std::memory_order_acquire);
   if (fn == nullptr) return "";
+  // Under driver emulation the slot holds a wrapper: name what it calls.
+  if (emulating_) {
+    if (void* bound = internal::EmulationBound(index, adapter_instance_)) fn = bound;
+  }
   Dl_info info;
   if (dladdr(fn, &info) == 0 || info.dli_sname == nullptr) return "";
   return info.dli_sname;

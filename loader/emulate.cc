@@ -466,6 +466,12 @@ const WrapperRow kWrapperRows[] = {
 
 }  // namespace
 
+void* EmulationBound(int index, int id) {
+  const int row = Row(index);
+  if (id < 0 || id >= kMaxAdapterInstances || row < 0) return nullptr;
+  return g_bound[id][row].load(std::memory_order_acquire);
+}
+
 void ResetEmulation(int id) {
   if (id < 0 || id >= kMaxAdapterInstances) return;
   for (auto& slot : g_bound[id]) slot.store(nullptr, std::memory_order_relaxed);

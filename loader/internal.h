@@ -29,6 +29,8 @@ void* CustomAdapter(int index, int id);
 // `bound` (what the entry was bound to); nullptr when the entry is not emulated (or this build's
 // headers lack it). Records `bound` for the wrapper.
 void* EmulationWrapper(int index, int id, void* bound);
+// What the wrapper of entry `index` for instance `id` calls; nullptr when it has none.
+void* EmulationBound(int index, int id);
 // Forgets what instance `id` recorded (a new Driver took the id).
 void ResetEmulation(int id);
 

@@ -521,6 +521,8 @@ TEST(Emulation, WithEmulationTheSlotsHoldWrappers) {
     EXPECT_NE(f.driver->Resolve(index), dlsym(f.driver->handle(), EntrySymbol(index).data()))
         << EntrySymbol(index);
     EXPECT_EQ(f.driver->status(index), EntryStatus::kNative) << EntrySymbol(index);
+    // driver_symbol names the driver's function the wrapper calls, not the wrapper.
+    EXPECT_EQ(f.driver->driver_symbol(index), std::string(EntrySymbol(index)));
   }
   // Entries emulation does not touch stay the driver's own.
   EXPECT_EQ(f.driver->Resolve(kEntry_cuModuleUnload),
