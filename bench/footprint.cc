@@ -100,6 +100,15 @@ std::vector<FootprintItem> NotCounted() {
       FromSymbol("kDefaultEdges", "13kDefaultEdgesE",
                  "read-only zeros the cuStreamGetCaptureInfo_v3 adapter hands out as edge data; "
                  "not dispatch data, paged in only when that adapter runs"),
+      FromSymbol("kWrapperRows", "12kWrapperRowsE",
+                 "driver emulation's wrappers, one instance per adapter id (16); read only at "
+                 "bind time under CUDYN_CLAMP_MODE=emulate, never on a call"),
+      FromSymbol("g_bound", "7g_boundE",
+                 "driver emulation: what each wrapped entry was bound to, per adapter id; bss, "
+                 "written only under CUDYN_CLAMP_MODE=emulate"),
+      FromSymbol("kPtxIsa", "7kPtxIsaE",
+                 "PTX ISA -> CUDA release (loader/kernel_rule.h), read only by driver "
+                 "emulation; not dispatch data"),
       FromSymbol("kResults", "8kResultsE",
                  "CUresult names and strings for cuGetErrorName/String without a driver; not "
                  "dispatch data"),

@@ -458,6 +458,8 @@ int AcquireAdapterInstance(Driver* driver) { return g_instances.Acquire(driver);
 
 void ReleaseAdapterInstance(int id) { g_instances.Release(id); }
 
+Driver* AdapterInstanceDriver(int id) { return g_instances.Get(id); }
+
 void* CustomAdapter(int index, int id) {
   if (id < 0 || id >= kMaxAdapterInstances) return nullptr;
   for (const AdapterRow& row : kAdapterRows) {

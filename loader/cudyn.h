@@ -114,6 +114,10 @@ struct DriverOptions {
   std::optional<int> max_cuda_version;
   // Serve legacy-stream entries with their per-thread variants. Overrides the environment.
   std::optional<bool> per_thread_default_stream;
+  // Under a clamp, also emulate the older driver's choice of device code (CUDYN_CLAMP_MODE=emulate,
+  // loader/DESIGN.md "Driver emulation"): module loads get only the image that driver would
+  // pick, or its error; a GPU it does not know is not offered. Overrides the environment.
+  std::optional<bool> emulate_driver;
   // Read CUDYN_* variables (DefaultDriver() does).
   bool use_environment = false;
   // Replaces the already-loaded/WSL/default-search/well-known-directory steps when set (tests).
@@ -123,6 +127,9 @@ struct DriverOptions {
 // Parses a CUDA version as written in CUDYN_MAX_CUDA_VERSION: "11040", or "11.4" / "12.2".
 // Returns nullopt for anything else (including absurd values outside 1000..99999).
 std::optional<int> ParseCudaVersion(const std::string& text);
+// Parses CUDYN_CLAMP_MODE: "versions" (the default: the clamp changes versions and binding)
+// -> false, "emulate" -> true; nullopt for anything else.
+std::optional<bool> ParseClampMode(const std::string& text);
 // Parses a boolean as CUDYN_PER_THREAD_DEFAULT_STREAM accepts: 0/1/true/false/on/off/yes/no.
 std::optional<bool> ParseBool(const std::string& text);
 
@@ -149,6 +156,10 @@ class Driver {
   int effective_version() const { return effective_version_; }  // after the clamp
   Strategy strategy() const { return strategy_; }
   bool per_thread_default_stream() const { return per_thread_; }
+  // Driver emulation is on: asked for (option or CUDYN_CLAMP_MODE=emulate) and a clamp is set
+  // (the emulated driver is one of effective_version()). Module-load entries, cuInit and cuDeviceGetCount are then bound to wrappers
+  // (loader/emulate.cc); otherwise nothing differs.
+  bool emulating() const { return emulating_; }
   void* handle() const { return handle_; }
   // The driver's own cuGetProcAddress / cuGetProcAddress_v2 (nullptr where it has none), looked up
   // once at open: what the drop-in hands a CUDA runtime under a clamp (stubs/shim.cc).
@@ -238,6 +249,7 @@ class Driver {
   int cuda_version_ = 0;
   int effective_version_ = 0;
   bool per_thread_ = false;
+  bool emulating_ = false;
   Strategy strategy_ = Strategy::kNone;
   void* get_proc_address_ = nullptr;     // cuGetProcAddress (v1)
   void* get_proc_address_v2_ = nullptr;  // cuGetProcAddress_v2

@@ -59,6 +59,14 @@ int PerThreadSibling(int index) {
 
 }  // namespace
 
+std::optional<bool> ParseClampMode(const std::string& text) {
+  std::string t;
+  for (char c : text) t += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (t == "versions") return false;
+  if (t == "emulate") return true;
+  return std::nullopt;
+}
+
 const char* EntryStatusName(EntryStatus status) {
   switch (status) {
     case EntryStatus::kUnbound: return "unbound";
@@ -125,6 +133,7 @@ std::atomic<void*> g_default_slots[kEntryCount];
 // The driver's binding rules, for the core's entry table (loader/core.h).
 struct DriverPolicy {
   static internal::Binding Bind(void* self, int index, internal::BindMode mode);
+  static internal::Binding BindPlain(void* self, int index, internal::BindMode mode);
   static std::string MissingText(const void* self, int index) {
     return static_cast<const Driver*>(self)->MissingText(index);
   }
@@ -166,6 +175,17 @@ void Driver::Discover(const DriverOptions& options) {
     }
   }
   per_thread_ = per_thread.value_or(false);
+  std::optional<bool> emulate = options.emulate_driver;
+  if (!emulate && options.use_environment) {
+    std::string value = internal::GetEnv("CUDYN_CLAMP_MODE");
+    if (!value.empty()) {
+      emulate = ParseClampMode(value);
+      if (!emulate) {
+        warnings_.push_back("CUDYN_CLAMP_MODE='" + value +
+                            "' is not one of versions/emulate; driver emulation is off");
+      }
+    }
+  }
   for (const std::string& w : warnings_) internal::Warn(w);
 
   // Candidate order: explicit path (option, then CUDYN_DRIVER_PATH) alone; otherwise the
@@ -214,6 +234,12 @@ void Driver::Discover(const DriverOptions& options) {
 
   effective_version_ = cuda_version_;
   if (clamp && *clamp < cuda_version_) effective_version_ = *clamp;
+  // Emulation follows a clamp (even one at the driver's own version: the emulated driver then
+  // is this version's, which the tests use); without one there is nothing to emulate.
+  emulating_ = emulate.value_or(false) && clamp.has_value();
+  if (emulate.value_or(false) && !emulating_) {
+    internal::Log().info("driver emulation asked for, but no clamp is set: off");
+  }
   ChooseStrategy();
   driver_code_ = internal::ModuleCodeRanges(dlsym(handle_, "cuDriverGetVersion"));
   adapter_instance_ = internal::AcquireAdapterInstance(this);
@@ -223,9 +249,15 @@ void Driver::Discover(const DriverOptions& options) {
     internal::Warn(warnings_.back());
   }
   error_ = kCudaSuccess;
-  internal::Log().info("driver {} (found by {}), CUDA {}, effective {}, strategy {}", path_,
+  if (emulating_ && adapter_instance_ >= 0) internal::ResetEmulation(adapter_instance_);
+  if (emulating_ && adapter_instance_ < 0) {
+    emulating_ = false;
+    warnings_.push_back("driver emulation needs an adapter instance: off for this driver");
+    internal::Warn(warnings_.back());
+  }
+  internal::Log().info("driver {} (found by {}), CUDA {}, effective {}, strategy {}{}", path_,
                        CandidateSourceName(found_by_), cuda_version_, effective_version_,
-                       StrategyName(strategy_));
+                       StrategyName(strategy_), emulating_ ? ", emulating the older driver" : "");
 }
 
 void Driver::Reject(std::string path, CandidateSource source, Rejection rejection,
@@ -374,6 +406,20 @@ BindVia Driver::via(int index) const {
 }
 
 internal::Binding DriverPolicy::Bind(void* self, int index, internal::BindMode mode) {
+  internal::Binding binding = BindPlain(self, index, mode);
+  Driver& d = *static_cast<Driver*>(self);
+  // Driver emulation (loader/emulate.cc): a module-load entry, cuInit or cuDeviceGetCount gets
+  // the wrapper, which calls what was bound. Decided here, once per entry: the slot still holds
+  // one function and the call path stays one jmp.
+  if (d.emulating_ && binding.fn != nullptr) {
+    if (void* wrapper = internal::EmulationWrapper(index, d.adapter_instance_, binding.fn)) {
+      binding.fn = wrapper;
+    }
+  }
+  return binding;
+}
+
+internal::Binding DriverPolicy::BindPlain(void* self, int index, internal::BindMode mode) {
   Driver& d = *static_cast<Driver*>(self);
   const EntryInfo& e = kEntries[index];
   internal::Binding binding;
@@ -450,6 +496,10 @@ std::string Driver::DriverSymbol(int index) const {
   }
   void* fn = slots_[index].load(std::memory_order_acquire);
   if (fn == nullptr) return "";
+  // Under driver emulation the slot holds a wrapper: name what it calls.
+  if (emulating_) {
+    if (void* bound = internal::EmulationBound(index, adapter_instance_)) fn = bound;
+  }
   Dl_info info;
   if (dladdr(fn, &info) == 0 || info.dli_sname == nullptr) return "";
   return info.dli_sname;

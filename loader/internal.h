@@ -18,10 +18,21 @@ namespace internal {
 inline constexpr int kMaxAdapterInstances = 16;
 int AcquireAdapterInstance(Driver* driver);
 void ReleaseAdapterInstance(int id);
+// The Driver holding instance `id`, or nullptr.
+Driver* AdapterInstanceDriver(int id);
 
 // The custom adapter of entry `index` for instance `id`, or nullptr when this build has none
 // (the compiling CUDA headers lack the variant's types, or the entry needs no custom adapter).
 void* CustomAdapter(int index, int id);
+
+// Driver emulation (emulate.cc): the wrapper of entry `index` for instance `id`, which calls
+// `bound` (what the entry was bound to); nullptr when the entry is not emulated (or this build's
+// headers lack it). Records `bound` for the wrapper.
+void* EmulationWrapper(int index, int id, void* bound);
+// What the wrapper of entry `index` for instance `id` calls; nullptr when it has none.
+void* EmulationBound(int index, int id);
+// Forgets what instance `id` recorded (a new Driver took the id).
+void ResetEmulation(int id);
 
 // Adapters report arguments they cannot express (801) through this; logs once per entry.
 inline void AdapterCannotExpress(Driver* driver, int index, const char* why) {

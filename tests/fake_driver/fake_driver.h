@@ -9,7 +9,11 @@
  *
  * Reach the API of a loaded fake with dlsym on its handle (cudynFakeBind does that), e.g.
  * Driver::handle() of a cudyn::Driver opened on a fake. Nothing here is thread-unsafe: the log
- * is guarded by a mutex. Out-parameters of recorded functions are never written.
+ * is guarded by a mutex. Out-parameters of recorded functions are never written, except with a
+ * fake GPU: $CUDYN_FAKE_GPU set to a compute capability number (90 for sm_90) makes cuInit
+ * succeed (unless $CUDYN_FAKE_INIT_RESULT says otherwise), cuDeviceGetCount write 1,
+ * cuCtxGetDevice write device 0 and cuDeviceGetAttribute write the capability's major / minor
+ * for attributes 75 / 76 of device 0.
  */
 #ifndef CUDYN_TESTS_FAKE_DRIVER_FAKE_DRIVER_H_
 #define CUDYN_TESTS_FAKE_DRIVER_FAKE_DRIVER_H_

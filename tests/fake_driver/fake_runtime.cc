@@ -106,13 +106,55 @@ bool Injected(int index, int* result) {
   return true;
 }
 
+// $CUDYN_FAKE_GPU: the fake GPU's compute capability number (90), else 0 (no GPU).
+int FakeGpu() {
+  const char* env = std::getenv("CUDYN_FAKE_GPU");
+  if (env == nullptr || *env == '\0') return 0;
+  char* end = nullptr;
+  long value = std::strtol(env, &end, 10);
+  return *end == '\0' && value >= 10 && value < 1000 ? static_cast<int>(value) : 0;
+}
+
 int DefaultResult(int index) {
   if (std::strcmp(kExports[index].symbol, "cuInit") != 0) return 0;
   const char* env = std::getenv("CUDYN_FAKE_INIT_RESULT");
-  if (env == nullptr || *env == '\0') return kNoDevice;
+  if (env == nullptr || *env == '\0') return FakeGpu() ? 0 : kNoDevice;
   char* end = nullptr;
   long value = std::strtol(env, &end, 10);
   return *end == '\0' ? static_cast<int>(value) : kNoDevice;
+}
+
+int DeviceGetCount(int index, int* count) {
+  Args args;
+  Put(&args, count);
+  int result;
+  if (!Injected(index, &result)) result = DefaultResult(index);
+  if (result == 0 && count != nullptr && FakeGpu()) *count = 1;
+  return Record(index, args, result);
+}
+
+int DeviceGetAttribute(int index, int* value, int attribute, int device) {
+  Args args;
+  Put(&args, value);
+  Put(&args, attribute);
+  Put(&args, device);
+  int result;
+  if (!Injected(index, &result)) result = DefaultResult(index);
+  const int gpu = FakeGpu();
+  if (result == 0 && value != nullptr && gpu && device == 0) {
+    if (attribute == 75) *value = gpu / 10;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+    if (attribute == 76) *value = gpu % 10;  // ..._MINOR
+  }
+  return Record(index, args, result);
+}
+
+int CtxGetDevice(int index, int* device) {
+  Args args;
+  Put(&args, device);
+  int result;
+  if (!Injected(index, &result)) result = DefaultResult(index);
+  if (result == 0 && device != nullptr && FakeGpu()) *device = 0;
+  return Record(index, args, result);
 }
 
 int DriverGetVersion(int index, int* version) {

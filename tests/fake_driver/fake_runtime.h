@@ -84,6 +84,12 @@ int Call(int index, const A&... values) {
 }
 
 int DriverGetVersion(int index, int* version);
+// With $CUDYN_FAKE_GPU set to a compute capability number (90 for sm_90): one device of that
+// capability (count 1, device 0, attributes 75/76 its major/minor) and cuInit succeeds; without
+// it these only record, like every other function.
+int DeviceGetCount(int index, int* count);
+int DeviceGetAttribute(int index, int* value, int attribute, int device);
+int CtxGetDevice(int index, int* device);
 // cuGetErrorName/cuGetErrorString as the real drivers answer them (the newest known text); an
 // unknown code returns 1 and stores NULL, as they do.
 int ErrorName(int index, int result, const char** out);

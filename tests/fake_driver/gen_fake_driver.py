@@ -32,6 +32,11 @@ SPECIAL_BODIES = {
     "cuGetErrorString": "return (CUresult)cudyn_fake::ErrorString({i}, (int)a0, a1);",
     "cuGetProcAddress_v2":
         "return (CUresult)cudyn_fake::GetProcAddressV2({i}, a0, a1, a2, a3, (int*)a4);",
+    # A fake GPU ($CUDYN_FAKE_GPU, e.g. 90 for sm_90): one device of that compute capability.
+    "cuDeviceGetCount": "return (CUresult)cudyn_fake::DeviceGetCount({i}, a0);",
+    "cuDeviceGetAttribute":
+        "return (CUresult)cudyn_fake::DeviceGetAttribute({i}, a0, (int)a1, (int)a2);",
+    "cuCtxGetDevice": "return (CUresult)cudyn_fake::CtxGetDevice({i}, a0);",
 }
 
 

@@ -97,6 +97,13 @@ LD_LIBRARY_PATH=/some/where "$cudyn" run --per-thread-default-stream --max-cuda-
 check "environment passed to the program" 0 $? "$out" \
   "^ptds=1 max=12020 driver=$fake13000 ld=$dropin:/some/where\$"
 
+"$cudyn" run --emulate-driver --max-cuda-version 12.2 --driver "$fake13000" -- \
+  sh -c 'echo "mode=$CUDYN_CLAMP_MODE max=$CUDYN_MAX_CUDA_VERSION"' > "$out" 2>&1
+check "--emulate-driver becomes CUDYN_CLAMP_MODE=emulate" 0 $? "$out" "^mode=emulate max=12020\$"
+"$cudyn" run --max-cuda-version 12.2 --driver "$fake13000" -- \
+  sh -c 'echo "mode=${CUDYN_CLAMP_MODE-unset}"' > "$out" 2>&1
+check "without --emulate-driver CUDYN_CLAMP_MODE stays unset" 0 $? "$out" "^mode=unset\$"
+
 # No driver anywhere (this CPU machine): one warning from cudyn run, not the loader's log as well;
 # the user's CUDYN_LOG still reaches the program.
 CUDYN_LOG=info "$cudyn" run -- sh -c 'echo "log=${CUDYN_LOG-unset} driver=${CUDYN_DRIVER_PATH-unset}"' > "$out" 2>&1

@@ -13,6 +13,7 @@
 #include <new>
 #include <utility>
 
+#include "loader/kernel_rule.h"
 #include "tools/util/bytes.h"
 
 namespace cudyn {
@@ -68,27 +69,29 @@ uint64_t ParseContainer(const uint8_t* data, size_t off, size_t limit, const std
       Warn(info, "fatbin at " + Hex(off) + ": truncated entry header at " + Hex(e));
       break;
     }
-    const uint8_t* h = data + e;
-    const uint32_t ehs = LoadLe32(h + 4);
-    const uint64_t esz = LoadLe64(h + 8);
-    if (ehs < kEntryHeaderMin || ehs > end - e || esz > end - e - ehs) {
+    // The entry header's fields: the shared decoder (loader/kernel_rule.h), as the loader reads
+    // them.
+    kernel_rule::FatbinEntryHeader hdr;
+    if (!kernel_rule::DecodeFatbinEntryHeader(data + e, end - e, &hdr)) {
       Warn(info, "fatbin at " + Hex(off) + ": malformed entry at " + Hex(e));
       break;
     }
+    const uint32_t ehs = hdr.header_size;
+    const uint64_t esz = hdr.payload_size;
     Entry en;
-    en.kind_raw = LoadLe16(h);
+    en.kind_raw = hdr.kind;
     en.kind = en.kind_raw == 1   ? EntryKind::kPtx
               : en.kind_raw == 2 ? EntryKind::kCubin
                                  : EntryKind::kUnknown;
-    en.version_minor = LoadLe16(h + 0x18);
-    en.version_major = LoadLe16(h + 0x1a);
-    en.arch = static_cast<int>(LoadLe32(h + 0x1c));
-    en.flags = LoadLe64(h + 0x28);
-    en.variant = (en.flags & kFlagArchSpecific) ? 'a' : (en.flags & kFlagFamily) ? 'f' : '\0';
+    en.version_minor = hdr.version_minor;
+    en.version_major = hdr.version_major;
+    en.arch = hdr.arch;
+    en.flags = hdr.flags;
+    en.variant = hdr.variant;
     en.offset = e;
     en.payload_offset = e + ehs;
-    const uint32_t csz = LoadLe32(h + 0x10);
-    const uint64_t usz = LoadLe64(h + 0x38);
+    const uint32_t csz = hdr.compressed_size;
+    const uint64_t usz = hdr.uncompressed_size;
     if (en.flags & kFlagZstd) {
       en.compression = Compression::kZstd;
     } else if (en.flags & kFlagLz4) {
@@ -387,20 +390,7 @@ bool DecodeEntry(const uint8_t* data, size_t size, const Entry& e, std::string* 
 }
 
 bool ParsePtxVersion(const std::string& ptx, int* major, int* minor) noexcept {
-  size_t pos = 0;
-  while ((pos = ptx.find(".version", pos)) != std::string::npos) {
-    const bool line_start =
-        pos == 0 || ptx[pos - 1] == '\n' || ptx[pos - 1] == ' ' || ptx[pos - 1] == '\t';
-    pos += 8;
-    if (!line_start) continue;
-    int ma = 0, mi = 0;
-    if (std::sscanf(ptx.c_str() + pos, " %d.%d", &ma, &mi) == 2) {
-      *major = ma;
-      *minor = mi;
-      return true;
-    }
-  }
-  return false;
+  return kernel_rule::ParsePtxVersion(ptx, major, minor);
 }
 
 int FindToolkitRelease(const uint8_t* data, size_t size) noexcept {

@@ -39,16 +39,20 @@
 #include <string>
 #include <vector>
 
+#include "loader/kernel_rule.h"
+
 namespace cudyn {
 namespace fatbin {
 
-constexpr uint32_t kFatbinMagic = 0xBA55ED50u;
-constexpr uint32_t kWrapperMagic = 0x466243B1u;
+// The format constants and the entry-header decoder are the shared ones (loader/kernel_rule.h),
+// which the loader's driver emulation reads images with too.
+constexpr uint32_t kFatbinMagic = kernel_rule::kFatbinMagic;
+constexpr uint32_t kWrapperMagic = kernel_rule::kFatbinWrapperMagic;
 
-constexpr uint64_t kFlagLz4 = 0x2000;
-constexpr uint64_t kFlagZstd = 0x8000;
-constexpr uint64_t kFlagArchSpecific = 0x100000;  // sm_90a / compute_90a
-constexpr uint64_t kFlagFamily = 0x200000;        // sm_100f / compute_100f
+constexpr uint64_t kFlagLz4 = kernel_rule::kFatbinFlagLz4;
+constexpr uint64_t kFlagZstd = kernel_rule::kFatbinFlagZstd;
+constexpr uint64_t kFlagArchSpecific = kernel_rule::kFatbinFlagArchSpecific;
+constexpr uint64_t kFlagFamily = kernel_rule::kFatbinFlagFamily;
 
 enum class EntryKind { kPtx, kCubin, kUnknown };
 enum class Compression { kNone, kLz4, kZstd, kUnknown };

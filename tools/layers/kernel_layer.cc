@@ -8,34 +8,12 @@ namespace cudyn {
 namespace layers {
 namespace {
 
-struct IsaRow {
-  int major, minor, cuda;
-};
-constexpr IsaRow kPtxIsa[] = {
-#include "version_tables/generated_ptx_isa/ptx_isa.inc"
-};
-
 auto Key(const KernelImage& k) {
   return std::make_tuple(k.ptx, k.arch.major, k.arch.minor, k.arch.variant, k.isa_major,
                          k.isa_minor);
 }
 
 }  // namespace
-
-std::string GpuArch::Name(const char* prefix) const {
-  std::string s = prefix;
-  s += std::to_string(number());
-  if (variant) s += variant;
-  return s;
-}
-
-GpuArch ArchFromNumber(int number, char variant) {
-  GpuArch a;
-  a.major = number / 10;
-  a.minor = number % 10;
-  a.variant = variant;
-  return a;
-}
 
 bool ParseGpuArch(const std::string& text, GpuArch* out) {
   std::string t = text;
@@ -68,30 +46,6 @@ bool ParseGpuArch(const std::string& text, GpuArch* out) {
   if (n < 10) return false;
   *out = ArchFromNumber(n, variant);
   return true;
-}
-
-int MinDriverForPtxIsa(int major, int minor) {
-  for (const auto& r : kPtxIsa) {
-    if (r.major > major || (r.major == major && r.minor >= minor)) {
-      // The first table row at or above the ISA: exact match, or (an ISA between rows, e.g.
-      // 5.1) the next release's.
-      return r.cuda;
-    }
-  }
-  return 0;
-}
-
-bool MaxPtxIsaForDriver(int cuda_version, int* major, int* minor) {
-  bool found = false;
-  for (const auto& r : kPtxIsa) {
-    if (r.cuda > cuda_version) continue;
-    if (!found || r.major > *major || (r.major == *major && r.minor > *minor)) {
-      *major = r.major;
-      *minor = r.minor;
-      found = true;
-    }
-  }
-  return found;
 }
 
 KernelLayer AnalyzeKernels(const fatbin::FatbinInfo& info) {

@@ -7,27 +7,20 @@
 #include <string>
 #include <vector>
 
+#include "loader/kernel_rule.h"
 #include "tools/fatbin/fatbin_reader.h"
 
 namespace cudyn {
 namespace layers {
 
-// A GPU architecture / compute capability: sm_90 is {9, 0}; variant '\0', 'a' or 'f'.
-struct GpuArch {
-  int major = 0;
-  int minor = 0;
-  char variant = '\0';
-  int number() const { return major * 10 + minor; }
-  std::string Name(const char* prefix = "sm_") const;
-  bool operator==(const GpuArch& o) const {
-    return major == o.major && minor == o.minor && variant == o.variant;
-  }
-};
+// A GPU architecture / compute capability: the shared rule's (loader/kernel_rule.h).
+using GpuArch = kernel_rule::GpuArch;
+using kernel_rule::ArchFromNumber;
+using kernel_rule::MaxPtxIsaForDriver;
+using kernel_rule::MinDriverForPtxIsa;
 
 // "sm_90", "sm_90a", "compute_80", "90", "9.0" -> GpuArch; false if it is none of these.
 bool ParseGpuArch(const std::string& text, GpuArch* out);
-// fatbin arch number (90, 100, 103) -> {9, 0}, {10, 0}, {10, 3}.
-GpuArch ArchFromNumber(int number, char variant);
 
 // One distinct kind of image: SASS for an arch, or PTX for an arch at an ISA version.
 struct KernelImage {
@@ -72,13 +65,6 @@ KernelLayer AnalyzeKernels(const fatbin::FatbinInfo& info);
 // read from.
 int FindKernelToolkit(const uint8_t* data, size_t size, const fatbin::FatbinInfo& info,
                       int max_decodes = 4);
-
-// The oldest CUDA driver (e.g. 13000) that JITs PTX of ISA major.minor (the table in
-// version_tables/inputs/ptx_isa.tsv); 0 if the ISA is newer than the table knows.
-int MinDriverForPtxIsa(int major, int minor);
-// The newest PTX ISA a driver of `cuda_version` JITs (the same table); false when it predates
-// every row.
-bool MaxPtxIsaForDriver(int cuda_version, int* major, int* minor);
 
 }  // namespace layers
 }  // namespace cudyn

@@ -37,17 +37,6 @@ const char* StatusName(Status s) {
   }
 }
 
-bool SassRunsOn(const GpuArch& image, const GpuArch& gpu) {
-  if (image.variant == 'a') return image.major == gpu.major && image.minor == gpu.minor;
-  return image.major == gpu.major && image.minor <= gpu.minor;
-}
-
-bool PtxTargets(const GpuArch& image, const GpuArch& gpu) {
-  if (image.variant == 'a') return image.major == gpu.major && image.minor == gpu.minor;
-  if (image.variant == 'f') return image.major == gpu.major && image.minor <= gpu.minor;
-  return image.number() <= gpu.number();
-}
-
 namespace {
 
 std::string IsaText(int ma, int mi) { return std::to_string(ma) + "." + std::to_string(mi); }
@@ -144,38 +133,39 @@ LayerVerdict JudgeKernels(const KernelLayer& k, const Target& target) {
     return v;
   }
   const GpuArch gpu{target.gpu.major, target.gpu.minor, '\0'};
+  // The shared rule (loader/kernel_rule.h): the same choice the loader's driver emulation makes.
+  std::vector<kernel_rule::Image> images;
+  images.reserve(k.images.size());
   for (const auto& img : k.images) {
-    if (!img.ptx && SassRunsOn(img.arch, gpu)) {
-      v.status = Status::kOk;
+    kernel_rule::Image r;
+    r.ptx = img.ptx;
+    r.arch = img.arch;
+    r.isa_major = img.isa_major;
+    r.isa_minor = img.isa_minor;
+    images.push_back(r);
+  }
+  const kernel_rule::Choice choice =
+      kernel_rule::ChooseImage(images.data(), images.size(), target.cuda_version, gpu);
+  if (choice.error == 0) {
+    const KernelImage& img = k.images[choice.index];
+    v.status = Status::kOk;
+    if (!choice.jit) {
       v.image = img.arch.Name("sm_");
       v.reason = "runs " + v.image + " SASS on " + gpu.Name();
       return v;
     }
+    v.min_driver = choice.min_driver;
+    v.image = img.arch.Name("compute_") + " (JIT, PTX ISA " +
+              IsaText(img.isa_major, img.isa_minor) + ")";
+    v.reason = "JIT-compiles " + img.arch.Name("compute_") + " PTX (ISA " +
+               IsaText(img.isa_major, img.isa_minor) + ") for " + gpu.Name();
+    return v;
   }
-  const KernelImage* too_new = nullptr;
-  int too_new_driver = 0;
-  for (const auto& img : k.images) {
-    if (!img.ptx || !PtxTargets(img.arch, gpu)) continue;
-    const int d = MinDriverForPtxIsa(img.isa_major, img.isa_minor);
-    if (d != 0 && d <= target.cuda_version) {
-      v.status = Status::kOk;
-      v.min_driver = d;
-      v.image = img.arch.Name("compute_") + " (JIT, PTX ISA " +
-                IsaText(img.isa_major, img.isa_minor) + ")";
-      v.reason = "JIT-compiles " + img.arch.Name("compute_") + " PTX (ISA " +
-                 IsaText(img.isa_major, img.isa_minor) + ") for " + gpu.Name();
-      return v;
-    }
-    const int need = d == 0 ? (1 << 30) : d;
-    if (too_new == nullptr || need < too_new_driver) {
-      too_new = &img;
-      too_new_driver = need;
-    }
-  }
+  const KernelImage* too_new = choice.too_new >= 0 ? &k.images[choice.too_new] : nullptr;
   v.status = Status::kFails;
   if (too_new != nullptr) {
     v.cuda_error = kCudaErrorUnsupportedPtxVersion;
-    v.min_driver = too_new_driver < (1 << 30) ? too_new_driver : 0;
+    v.min_driver = choice.min_driver;
     v.reason = "no SASS for " + gpu.Name() + "; " + too_new->arch.Name("compute_") +
                " PTX is ISA " + IsaText(too_new->isa_major, too_new->isa_minor) + ", which " +
                (v.min_driver ? "needs a CUDA " + CudaVersionText(v.min_driver) + " driver"

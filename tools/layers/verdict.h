@@ -1,7 +1,8 @@
 // One verdict per file from its layers (runtime, kernels), a target driver version and a GPU.
 // No printing: the CLI prints `FileVerdict`.
 //
-// Rules (loader/DESIGN.md "What decides whether a binary runs"):
+// Rules (loader/DESIGN.md "What decides whether a binary runs"; the kernel rule is
+// loader/kernel_rule.h's ChooseImage, which the loader's driver emulation calls too):
 // * Runtime: min_driver > target -> fails with 35 (cudaErrorInsufficientDriver). A dynamic
 //   libcudart.so.13 (the API cudyn's runtime drop-in serves) then gets `with_cudyn`: the runtime
 //   families the target can run instead, through `cudyn run --cudart`.
@@ -74,8 +75,9 @@ FileVerdict Decide(const RuntimeLayer& runtime, const KernelLayer& kernels, cons
                    const std::vector<LayerVerdict>& later = {});
 
 // Can a SASS image for `image` execute on `gpu`? Can PTX for `image` be JIT-compiled for `gpu`?
-bool SassRunsOn(const GpuArch& image, const GpuArch& gpu);
-bool PtxTargets(const GpuArch& image, const GpuArch& gpu);
+// (The shared rule's, loader/kernel_rule.h.)
+using kernel_rule::PtxTargets;
+using kernel_rule::SassRunsOn;
 
 const char* LayerName(Layer l);
 const char* StatusName(Status s);

@@ -1,11 +1,11 @@
 // cudyn run: runs an unmodified program with cudyn as its libcuda.so.1 (and, with --cudart or
 // --runtime, as its libcudart.so.13).
 //
-//   cudyn run [--max-cuda-version V] [--driver PATH] [--per-thread-default-stream]
-//             [--cudart] [--runtime PATH] -- PROGRAM ARGS...
+//   cudyn run [--max-cuda-version V] [--emulate-driver] [--driver PATH]
+//             [--per-thread-default-stream] [--cudart] [--runtime PATH] -- PROGRAM ARGS...
 //
 // The drop-in directory (a directory holding cudyn's shared drop-in as libcuda.so.1) goes first on
-// LD_LIBRARY_PATH; the options become CUDYN_MAX_CUDA_VERSION / CUDYN_DRIVER_PATH /
+// LD_LIBRARY_PATH; the options become CUDYN_MAX_CUDA_VERSION / CUDYN_CLAMP_MODE / CUDYN_DRIVER_PATH /
 // CUDYN_PER_THREAD_DEFAULT_STREAM; then PROGRAM replaces this process (execvp), so its exit status
 // and signals are the program's own.
 //
@@ -65,6 +65,10 @@ void Usage(FILE* out) {
           "options:\n"
           "  --max-cuda-version V          behave as a driver of at most CUDA V (11.4 or 11040)\n"
           "                                (CUDYN_MAX_CUDA_VERSION)\n"
+          "  --emulate-driver              with a clamp, also load device code as that older\n"
+          "                                driver would: only the image it would choose, or its\n"
+          "                                error (209/222); a GPU it does not know is not offered\n"
+          "                                (CUDYN_CLAMP_MODE=emulate)\n"
           "  --driver PATH                 the real driver to use (CUDYN_DRIVER_PATH); default:\n"
           "                                the one the loader finds without cudyn in the way\n"
           "  --per-thread-default-stream   serve legacy-stream calls with their _ptds/_ptsz\n"
@@ -178,6 +182,7 @@ int main(int argc, char** argv) {
   std::optional<int> max_version;
   std::string driver;
   bool per_thread = false;
+  bool emulate = false;
   bool cudart = false;
   std::string runtime;
   std::string dropin_option;
@@ -219,6 +224,8 @@ int main(int argc, char** argv) {
       cudart = true;
     } else if (arg == "--per-thread-default-stream") {
       per_thread = true;
+    } else if (arg == "--emulate-driver") {
+      emulate = true;
     } else if (arg == "--help" || arg == "-h") {
       Usage(stdout);
       return 0;
@@ -347,6 +354,7 @@ int main(int argc, char** argv) {
   if (!driver.empty()) SetEnv("CUDYN_DRIVER_PATH", driver);
   if (max_version) SetEnv("CUDYN_MAX_CUDA_VERSION", std::to_string(*max_version));
   if (per_thread) SetEnv("CUDYN_PER_THREAD_DEFAULT_STREAM", "1");
+  if (emulate) SetEnv("CUDYN_CLAMP_MODE", "emulate");
 
   execvp(argv[i], argv + i);
   int err = errno;

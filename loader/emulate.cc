@@ -1,0 +1,495 @@
+// Driver emulation (CUDYN_CLAMP_MODE=emulate under a clamp; loader/DESIGN.md "Driver emulation"):
+// the module-load entries hand the real driver only the image a real driver of the effective
+// (clamped) version would choose on this GPU, or return that driver's error; cuInit and
+// cuDeviceGetCount hide a GPU that driver does not know. The choice is loader/kernel_rule.h's,
+// the same function cudyn-check's kernel verdict calls.
+//
+// Like the custom adapters, each wrapper is a template over (instance id, entry index): the
+// instance finds the Driver, the entry finds the function the entry was bound to (recorded by
+// EmulationWrapper at bind time). Nothing here throws or aborts: where the image cannot be
+// judged (unknown format, no memory, no GPU answer) the call passes through unchanged.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "loader/internal.h"
+#include "loader/kernel_rule.h"
+#include "spdlog/spdlog.h"
+
+#include "version_tables/cuda_driver_api.h"
+
+namespace cudyn {
+namespace internal {
+namespace {
+
+namespace kr = kernel_rule;
+
+// The entries emulation wraps, in one list: the wrapper table's rows and the recorded functions'
+// columns.
+constexpr int kEmulatedEntries[] = {
+    kEntry_cuInit,
+    kEntry_cuDeviceGetCount,
+    kEntry_cuModuleLoad,
+    kEntry_cuModuleLoadData,
+    kEntry_cuModuleLoadDataEx,
+    kEntry_cuModuleLoadFatBinary,
+    kEntry_cuLinkAddData,
+    kEntry_cuLinkAddData_v2,
+    kEntry_cuLinkAddFile,
+    kEntry_cuLinkAddFile_v2,
+    kEntry_cuLibraryLoadData,
+    kEntry_cuLibraryLoadFromFile,
+};
+constexpr int kRows = sizeof(kEmulatedEntries) / sizeof(kEmulatedEntries[0]);
+
+constexpr int Row(int index) {
+  for (int i = 0; i < kRows; ++i) {
+    if (kEmulatedEntries[i] == index) return i;
+  }
+  return -1;
+}
+
+// What each entry of each instance was bound to (the real driver function or an adapter).
+std::atomic<void*> g_bound[kMaxAdapterInstances][kRows];
+// Per instance: 0 not yet known, 1 the emulated driver knows a GPU, 2 it knows none.
+std::atomic<int> g_gpu_state[kMaxAdapterInstances];
+
+template <class Fn>
+Fn Bound(int id, int index) {
+  Driver* d = AdapterInstanceDriver(id);
+  if (d == nullptr) return nullptr;
+  d->Resolve(index);  // binds it (recording the bound function) if it was not yet
+  return reinterpret_cast<Fn>(g_bound[id][Row(index)].load(std::memory_order_acquire));
+}
+
+template <class Fn>
+Fn Plain(int id, int index) {
+  Driver* d = AdapterInstanceDriver(id);
+  return d != nullptr ? reinterpret_cast<Fn>(d->Resolve(index)) : nullptr;
+}
+
+int Effective(int id) {
+  Driver* d = AdapterInstanceDriver(id);
+  return d != nullptr ? d->effective_version() : 0;
+}
+
+// The compute capability of `device`; false when the driver does not answer.
+bool DeviceArch(int id, CUdevice device, kr::GpuArch* out) {
+  using GetAttribute = CUresult(CUDAAPI*)(int*, CUdevice_attribute, CUdevice);
+  auto get = Plain<GetAttribute>(id, kEntry_cuDeviceGetAttribute);
+  if (get == nullptr) return false;
+  int major = 0, minor = 0;
+  if (get(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
+      get(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS ||
+      major <= 0 || minor < 0 || minor > 9)
+    return false;
+  *out = kr::GpuArch{major, minor, '\0'};
+  return true;
+}
+
+// The GPU a module load is for: the current context's device, else device 0.
+bool CurrentArch(int id, kr::GpuArch* out) {
+  using CtxGetDevice = CUresult(CUDAAPI*)(CUdevice*);
+  CUdevice device = 0;
+  auto get = Plain<CtxGetDevice>(id, kEntry_cuCtxGetDevice);
+  if (get == nullptr || get(&device) != CUDA_SUCCESS) device = 0;
+  return DeviceArch(id, device, out);
+}
+
+// Does the emulated driver know some GPU of this machine? Decided once, after a successful
+// cuInit; 0 while that is unknown.
+int GpuStateOnce(int id);
+
+int GpuState(int id) noexcept {
+  const int state = g_gpu_state[id].load(std::memory_order_acquire);
+  if (state != 0) return state;
+  try {
+    return GpuStateOnce(id);
+  } catch (...) {  // no memory for the log line: decide again next time
+    return 0;
+  }
+}
+
+int GpuStateOnce(int id) {
+  int state = 0;
+  using GetCount = CUresult(CUDAAPI*)(int*);
+  auto count_fn = Bound<GetCount>(id, kEntry_cuDeviceGetCount);
+  int count = 0;
+  if (count_fn == nullptr || count_fn(&count) != CUDA_SUCCESS) return 0;
+  int known = 0;
+  std::string hidden;
+  for (int i = 0; i < count; ++i) {
+    kr::GpuArch arch;
+    if (!DeviceArch(id, i, &arch)) return 0;
+    if (kr::DriverKnowsGpu(Effective(id), arch)) {
+      ++known;
+    } else {
+      hidden += (hidden.empty() ? "" : ", ") + arch.Name();
+    }
+  }
+  state = count > 0 && known == 0 ? 2 : 1;
+  if (state == 2) {
+    Log().warn("driver emulation: a CUDA {} driver knows none of this machine's GPUs ({}): "
+               "cuInit returns 100, cuDeviceGetCount 3", Effective(id), hidden);
+  } else if (!hidden.empty()) {
+    Log().warn("driver emulation: a CUDA {} driver would not know {}; those devices stay "
+               "visible (cudyn does not renumber devices)", Effective(id), hidden);
+  }
+  g_gpu_state[id].store(state, std::memory_order_release);
+  return state;
+}
+
+// The emulated driver's answer for an image: load `image` as it is, load `replacement`
+// instead, or return `error`.
+struct Judged {
+  int error = 0;
+  bool replaced = false;
+  std::string replacement;  // a fatbin with only the chosen entry
+};
+
+void LogOutcome(int id, const char* what, const char* entry, const kr::GpuArch& gpu,
+                const Judged& j) {
+  if (j.error != 0) {
+    Log().info("driver emulation: {} on {}: a CUDA {} driver returns {} ({})", entry, gpu.Name(),
+               Effective(id), j.error, what);
+  } else {
+    Log().debug("driver emulation: {} on {}: {}", entry, gpu.Name(), what);
+  }
+}
+
+// Judges a fatbin container at `data` (`avail` readable bytes, or SIZE_MAX when unknown).
+Judged JudgeFatbin(int id, const uint8_t* data, uint64_t avail, const kr::GpuArch& gpu,
+                   const char* entry) {
+  Judged j;
+  uint64_t header = 0, payload = 0;
+  if (!kr::DecodeFatbinHeader(data, avail, &header, &payload)) return j;
+  if (header > avail || payload > avail - header) return j;
+  const uint8_t* const end = data + header + payload;
+  std::vector<kr::Image> images;
+  std::vector<std::pair<const uint8_t*, uint64_t>> spans;
+  for (const uint8_t* e = data + header; e < end;) {
+    kr::FatbinEntryHeader h;
+    if (!kr::DecodeFatbinEntryHeader(e, static_cast<uint64_t>(end - e), &h)) return Judged{};
+    if (h.kind == 1 || h.kind == 2) {
+      kr::Image img;
+      img.ptx = h.kind == 1;
+      img.arch = kr::ArchFromNumber(h.arch, h.variant);
+      if (img.ptx) {
+        img.isa_major = h.version_major;
+        img.isa_minor = h.version_minor;
+      }
+      images.push_back(img);
+      spans.emplace_back(e, h.header_size + h.payload_size);
+    }
+    e += h.header_size + h.payload_size;
+  }
+  if (images.empty()) return j;
+  const kr::Choice c = kr::ChooseImage(images.data(), images.size(), Effective(id), gpu);
+  if (c.error != 0) {
+    j.error = c.error;
+    LogOutcome(id, c.error == kr::kUnsupportedPtxVersion ? "only PTX too new for it fits"
+                                                         : "no image for the GPU",
+               entry, gpu, j);
+    return j;
+  }
+  // A container with only the chosen entry: header (payload size rewritten) + that entry.
+  const auto& span = spans[c.index];
+  j.replaced = true;
+  j.replacement.assign(reinterpret_cast<const char*>(data), header);
+  j.replacement.append(reinterpret_cast<const char*>(span.first), span.second);
+  const uint64_t new_payload = span.second;
+  std::memcpy(&j.replacement[8], &new_payload, sizeof new_payload);
+  LogOutcome(id, images[c.index].ptx ? "hands the driver the chosen PTX"
+                                     : "hands the driver the chosen SASS",
+             entry, gpu, j);
+  return j;
+}
+
+// Judges an image as a module load receives it: a fatbin (or nvcc's wrapper of one), a cubin
+// (ELF) or PTX text. `size`: its size when the API gives one, else SIZE_MAX.
+Judged JudgeImage(int id, const void* image, uint64_t size, const char* entry) noexcept {
+  try {
+    const auto* p = static_cast<const uint8_t*>(image);
+    if (p == nullptr || size < 4) return Judged{};
+    kr::GpuArch gpu;
+    if (!CurrentArch(id, &gpu)) return Judged{};
+    uint32_t magic;
+    std::memcpy(&magic, p, 4);
+    if (magic == kr::kFatbinWrapperMagic && size >= 16) {
+      const uint8_t* inner;
+      std::memcpy(&inner, p + 8, sizeof inner);
+      return JudgeFatbin(id, inner, UINT64_MAX, gpu, entry);
+    }
+    if (magic == kr::kFatbinMagic) return JudgeFatbin(id, p, size, gpu, entry);
+    Judged j;
+    if (std::memcmp(p, "\x7f" "ELF", 4) == 0) {
+      kr::Image img;
+      if (!kr::CubinArch(p, size == UINT64_MAX ? 64 : static_cast<size_t>(size), &img.arch))
+        return j;
+      const kr::Choice c = kr::ChooseImage(&img, 1, Effective(id), gpu);
+      j.error = c.error;
+      LogOutcome(id, c.error ? "a cubin for another GPU" : "a cubin for the GPU", entry, gpu, j);
+      return j;
+    }
+    // PTX text: NUL-terminated when no size is given.
+    const char* text = static_cast<const char*>(image);
+    const size_t n = size == UINT64_MAX ? std::strlen(text) : static_cast<size_t>(size);
+    kr::Image img;
+    img.ptx = true;
+    if (!kr::ParsePtxVersion(text, n, &img.isa_major, &img.isa_minor)) return j;
+    if (!kr::ParsePtxTarget(text, n, &img.arch)) img.arch = gpu;  // no .target: any GPU
+    const kr::Choice c = kr::ChooseImage(&img, 1, Effective(id), gpu);
+    j.error = c.error;
+    LogOutcome(id, c.error == kr::kUnsupportedPtxVersion ? "PTX ISA too new for it"
+                   : c.error                             ? "PTX for a newer GPU"
+                                                         : "PTX it JITs",
+               entry, gpu, j);
+    return j;
+  } catch (...) {
+    return Judged{};
+  }
+}
+
+// Reads a whole file (at most 1 GiB) and a NUL after it (PTX text is judged up to its end);
+// false when it cannot.
+bool ReadFile(const char* path, std::string* out) noexcept {
+  if (path == nullptr) return false;
+  try {
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (1 << 30);
+    if (ok) {
+      out->resize(static_cast<size_t>(st.st_size));
+      size_t got = 0;
+      while (got < out->size()) {
+        const ssize_t r = read(fd, &(*out)[got], out->size() - got);
+        if (r <= 0) break;
+        got += static_cast<size_t>(r);
+      }
+      ok = got == out->size();
+      if (ok) out->push_back('\0');
+    }
+    close(fd);
+    return ok;
+  } catch (...) {
+    return false;
+  }
+}
+
+// ---- wrappers --------------------------------------------------------------------------------
+
+template <int I, int kSelf>
+CUresult CUDAAPI Init(unsigned int flags) {
+  auto real = Bound<CUresult(CUDAAPI*)(unsigned int)>(I, kSelf);
+  if (real == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  CUresult rc = real(flags);
+  if (rc != CUDA_SUCCESS) return rc;
+  // A real driver that knows none of the GPUs answers 100, as on a machine without a GPU.
+  return GpuState(I) == 2 ? CUDA_ERROR_NO_DEVICE : CUDA_SUCCESS;
+}
+
+template <int I, int kSelf>
+CUresult CUDAAPI DeviceGetCount(int* count) {
+  auto real = Bound<CUresult(CUDAAPI*)(int*)>(I, kSelf);
+  if (real == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  // After cuInit answered 100, a real driver answers 3 and leaves *count alone (measured: 535
+  // without a GPU).
+  if (GpuState(I) == 2) return CUDA_ERROR_NOT_INITIALIZED;
+  return real(count);
+}
+
+template <int I, int kSelf>
+CUresult CUDAAPI ModuleLoadData(CUmodule* module, const void* image) {
+  auto real = Bound<CUresult(CUDAAPI*)(CUmodule*, const void*)>(I, kSelf);
+  if (real == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  Judged j = JudgeImage(I, image, UINT64_MAX, "cuModuleLoadData");
+  if (j.error) return static_cast<CUresult>(j.error);
+  return real(module, j.replaced ? j.replacement.data() : image);
+}
+
+template <int I, int kSelf>
+CUresult CUDAAPI ModuleLoadFatBinary(CUmodule* module, const void* image) {
+  auto real = Bound<CUresult(CUDAAPI*)(CUmodule*, const void*)>(I, kSelf);
+  if (real == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  Judged j = JudgeImage(I, image, UINT64_MAX, "cuModuleLoadFatBinary");
+  if (j.error) return static_cast<CUresult>(j.error);
+  return real(module, j.replaced ? j.replacement.data() : image);
+}
+
+template <int I, int kSelf>
+CUresult CUDAAPI ModuleLoadDataEx(CUmodule* module, const void* image, unsigned int n,
+                                  CUjit_option* options, void** values) {
+  auto real = Bound<CUresult(CUDAAPI*)(CUmodule*, const void*, unsigned int, CUjit_option*,
+                                       void**)>(I, kSelf);
+  if (real == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  Judged j = JudgeImage(I, image, UINT64_MAX, "cuModuleLoadDataEx");
+  if (j.error) return static_cast<CUresult>(j.error);
+  return real(module, j.replaced ? j.replacement.data() : image, n, options, values);
+}
+
+template <int I, int kSelf>
+CUresult CUDAAPI ModuleLoad(CUmodule* module, const char* path) {
+  auto real = Bound<CUresult(CUDAAPI*)(CUmodule*, const char*)>(I, kSelf);
+  if (real == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  std::string data;
+  if (!ReadFile(path, &data)) return real(module, path);  // the driver reports its own error
+  Judged j = JudgeImage(I, data.data(), data.size() - 1, "cuModuleLoad");
+  if (j.error) return static_cast<CUresult>(j.error);
+  if (!j.replaced) return real(module, path);
+  // Only part of the file may be loaded: hand the driver that part as data.
+  auto data_fn = Bound<CUresult(CUDAAPI*)(CUmodule*, const void*)>(I, kEntry_cuModuleLoadData);
+  if (data_fn == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  return data_fn(module, j.replacement.data());
+}
+
+template <int I, int kSelf>
+CUresult CUDAAPI LinkAddData(CUlinkState state, CUjitInputType type, void* data, size_t size,
+                             const char* name, unsigned int n, CUjit_option* options,
+                             void** values) {
+  auto real = Bound<CUresult(CUDAAPI*)(CUlinkState, CUjitInputType, void*, size_t, const char*,
+                                       unsigned int, CUjit_option*, void**)>(I, kSelf);
+  if (real == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  if (type != CU_JIT_INPUT_CUBIN && type != CU_JIT_INPUT_PTX && type != CU_JIT_INPUT_FATBINARY)
+    return real(state, type, data, size, name, n, options, values);
+  Judged j = JudgeImage(I, data, size, "cuLinkAddData");
+  if (j.error) return static_cast<CUresult>(j.error);
+  if (!j.replaced) return real(state, type, data, size, name, n, options, values);
+  return real(state, type, &j.replacement[0], j.replacement.size(), name, n, options, values);
+}
+
+template <int I, int kSelf>
+CUresult CUDAAPI LinkAddFile(CUlinkState state, CUjitInputType type, const char* path,
+                             unsigned int n, CUjit_option* options, void** values) {
+  auto real = Bound<CUresult(CUDAAPI*)(CUlinkState, CUjitInputType, const char*, unsigned int,
+                                       CUjit_option*, void**)>(I, kSelf);
+  if (real == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  std::string data;
+  if ((type != CU_JIT_INPUT_CUBIN && type != CU_JIT_INPUT_PTX &&
+       type != CU_JIT_INPUT_FATBINARY) ||
+      !ReadFile(path, &data))
+    return real(state, type, path, n, options, values);
+  Judged j = JudgeImage(I, data.data(), data.size() - 1, "cuLinkAddFile");
+  if (j.error) return static_cast<CUresult>(j.error);
+  if (!j.replaced) return real(state, type, path, n, options, values);
+  using AddData = CUresult(CUDAAPI*)(CUlinkState, CUjitInputType, void*, size_t, const char*,
+                                     unsigned int, CUjit_option*, void**);
+  auto data_fn = Bound<AddData>(
+      I, kSelf == kEntry_cuLinkAddFile ? kEntry_cuLinkAddData : kEntry_cuLinkAddData_v2);
+  if (data_fn == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  return data_fn(state, type, &j.replacement[0], j.replacement.size(), path, n, options, values);
+}
+
+#if CUDA_VERSION >= 12000
+template <int I, int kSelf>
+CUresult CUDAAPI LibraryLoadData(CUlibrary* library, const void* code, CUjit_option* jit_options,
+                                 void** jit_values, unsigned int num_jit, CUlibraryOption* options,
+                                 void** values, unsigned int num) {
+  auto real = Bound<CUresult(CUDAAPI*)(CUlibrary*, const void*, CUjit_option*, void**,
+                                       unsigned int, CUlibraryOption*, void**, unsigned int)>(
+      I, kSelf);
+  if (real == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  Judged j = JudgeImage(I, code, UINT64_MAX, "cuLibraryLoadData");
+  if (j.error) return static_cast<CUresult>(j.error);
+  return real(library, j.replaced ? j.replacement.data() : code, jit_options, jit_values, num_jit,
+              options, values, num);
+}
+
+template <int I, int kSelf>
+CUresult CUDAAPI LibraryLoadFromFile(CUlibrary* library, const char* path,
+                                     CUjit_option* jit_options, void** jit_values,
+                                     unsigned int num_jit, CUlibraryOption* options, void** values,
+                                     unsigned int num) {
+  auto real = Bound<CUresult(CUDAAPI*)(CUlibrary*, const char*, CUjit_option*, void**,
+                                       unsigned int, CUlibraryOption*, void**, unsigned int)>(
+      I, kSelf);
+  if (real == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  std::string data;
+  if (!ReadFile(path, &data))
+    return real(library, path, jit_options, jit_values, num_jit, options, values, num);
+  Judged j = JudgeImage(I, data.data(), data.size() - 1, "cuLibraryLoadFromFile");
+  if (j.error) return static_cast<CUresult>(j.error);
+  if (!j.replaced)
+    return real(library, path, jit_options, jit_values, num_jit, options, values, num);
+  using LoadData = CUresult(CUDAAPI*)(CUlibrary*, const void*, CUjit_option*, void**, unsigned int,
+                                      CUlibraryOption*, void**, unsigned int);
+  auto data_fn = Bound<LoadData>(I, kEntry_cuLibraryLoadData);
+  if (data_fn == nullptr) return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+  return data_fn(library, j.replacement.data(), jit_options, jit_values, num_jit, options, values,
+                 num);
+}
+#endif
+
+// ---- dispatch --------------------------------------------------------------------------------
+
+struct WrapperRow {
+  int index;
+  void* instances[kMaxAdapterInstances];
+};
+
+#define CUDYN_INSTANCES(fn, self)                                                            \
+  {                                                                                          \
+    self, {                                                                                  \
+      reinterpret_cast<void*>(&fn<0, self>), reinterpret_cast<void*>(&fn<1, self>),          \
+          reinterpret_cast<void*>(&fn<2, self>), reinterpret_cast<void*>(&fn<3, self>),      \
+          reinterpret_cast<void*>(&fn<4, self>), reinterpret_cast<void*>(&fn<5, self>),      \
+          reinterpret_cast<void*>(&fn<6, self>), reinterpret_cast<void*>(&fn<7, self>),      \
+          reinterpret_cast<void*>(&fn<8, self>), reinterpret_cast<void*>(&fn<9, self>),      \
+          reinterpret_cast<void*>(&fn<10, self>), reinterpret_cast<void*>(&fn<11, self>),    \
+          reinterpret_cast<void*>(&fn<12, self>), reinterpret_cast<void*>(&fn<13, self>),    \
+          reinterpret_cast<void*>(&fn<14, self>), reinterpret_cast<void*>(&fn<15, self>)     \
+    }                                                                                        \
+  }
+
+const WrapperRow kWrapperRows[] = {
+    CUDYN_INSTANCES(Init, kEntry_cuInit),
+    CUDYN_INSTANCES(DeviceGetCount, kEntry_cuDeviceGetCount),
+    CUDYN_INSTANCES(ModuleLoad, kEntry_cuModuleLoad),
+    CUDYN_INSTANCES(ModuleLoadData, kEntry_cuModuleLoadData),
+    CUDYN_INSTANCES(ModuleLoadDataEx, kEntry_cuModuleLoadDataEx),
+    CUDYN_INSTANCES(ModuleLoadFatBinary, kEntry_cuModuleLoadFatBinary),
+    CUDYN_INSTANCES(LinkAddData, kEntry_cuLinkAddData),
+    CUDYN_INSTANCES(LinkAddData, kEntry_cuLinkAddData_v2),
+    CUDYN_INSTANCES(LinkAddFile, kEntry_cuLinkAddFile),
+    CUDYN_INSTANCES(LinkAddFile, kEntry_cuLinkAddFile_v2),
+#if CUDA_VERSION >= 12000
+    CUDYN_INSTANCES(LibraryLoadData, kEntry_cuLibraryLoadData),
+    CUDYN_INSTANCES(LibraryLoadFromFile, kEntry_cuLibraryLoadFromFile),
+#endif
+};
+#undef CUDYN_INSTANCES
+
+}  // namespace
+
+void* EmulationBound(int index, int id) {
+  const int row = Row(index);
+  if (id < 0 || id >= kMaxAdapterInstances || row < 0) return nullptr;
+  return g_bound[id][row].load(std::memory_order_acquire);
+}
+
+void ResetEmulation(int id) {
+  if (id < 0 || id >= kMaxAdapterInstances) return;
+  for (auto& slot : g_bound[id]) slot.store(nullptr, std::memory_order_relaxed);
+  g_gpu_state[id].store(0, std::memory_order_release);
+}
+
+void* EmulationWrapper(int index, int id, void* bound) {
+  if (id < 0 || id >= kMaxAdapterInstances || bound == nullptr) return nullptr;
+  const int row = Row(index);
+  if (row < 0) return nullptr;
+  for (const WrapperRow& w : kWrapperRows) {
+    if (w.index != index) continue;
+    if (AdapterInstanceDriver(id) == nullptr) return nullptr;
+    g_bound[id][row].store(bound, std::memory_order_release);
+    return w.instances[id];
+  }
+  return nullptr;
+}
+
+}  // namespace internal
+}  // namespace cudyn
