@@ -141,6 +141,18 @@ _wait_scripts() {
   done
 }
 
+# thread_tests: the test targets (outside tests/packaging) that start a thread — those depending on
+# a source of this repository that creates one (std::thread, std::async, pthread_create), directly
+# or through a library or a binary they run. Prints the labels, one per line.
+thread_tests() {
+  local files
+  files=$(cd "$ROOT" && git ls-files -- '*.cc' '*.c' '*.h' | grep -v '^third_party/' |
+    xargs grep -lE 'std::(thread|jthread|async)\b|pthread_create' || true)
+  [[ -n $files ]] || return 1
+  (cd "$ROOT" && "$BAZEL" query --noshow_progress \
+    "tests(rdeps(//... - //tests/packaging/..., set($(echo $files))))" 2>/dev/null)
+}
+
 shutdown_servers() {
   local w
   for w in "${WORKSPACES[@]}"; do
@@ -170,10 +182,19 @@ main() {
   # so those tests run in the plain step only.
   # --build_tests_only: what the tests do not use (benchmarks, the .deb and tarball, examples'
   # binaries) is built once, by the plain step, not instrumented three more times.
+  # ASan and UBSan instrument one build (--config=asan_ubsan): every test runs under both.
+  # ThreadSanitizer reports races between threads, so it runs the tests that start threads: those
+  # whose code (test or code under test, found by thread_tests) creates one.
   local sanitized=(--build_tests_only -- //... -//tests/packaging/...)
-  run_bazel_tests asan --config=asan "${sanitized[@]}"
-  run_bazel_tests ubsan --config=ubsan "${sanitized[@]}"
-  run_bazel_tests tsan --config=tsan "${sanitized[@]}"
+  run_bazel_tests asan_ubsan --config=asan_ubsan "${sanitized[@]}"
+  local threaded
+  if threaded=$(thread_tests) && [[ -n $threaded ]]; then
+    # shellcheck disable=SC2086  # one label per word
+    run_bazel_tests tsan --config=tsan --build_tests_only -- $threaded
+  else
+    STEP_LINES+=("tsan: could not list the tests that start threads: counted as 1 failed")
+    TOTAL_FAILED=$((TOTAL_FAILED + 1))
+  fi
   # libFuzzer smoke runs (clang-14, outside Bazel): short, real fuzzing, fail on any finding. Two
   # at a time: each builds and fuzzes on one core, and the machine has two. One object cache for
   # the step: env, shim and cudart compile the same loader sources (tests/fuzz/libfuzzer.sh).
