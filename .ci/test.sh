@@ -103,42 +103,45 @@ run_script() {
     "$label" "$passed" "$failed" "$rc" "$(elapsed "$start")" "$log")")
 }
 
-# run_scripts_parallel <jobs> <label>=<command words...> ...: run_script steps, <jobs> at a time
-# (each a separate process: the libFuzzer runs use one core each), counted as run_script counts
-# them. Each step's output is printed whole when it ends, not interleaved.
+# run_scripts_parallel <jobs> <label>=<command words...> ...: run_script steps, at most <jobs> at a
+# time, the next one started as soon as any finishes (give the longest first), counted as
+# run_script counts them. Each step's output is printed whole when it ends, not interleaved.
 run_scripts_parallel() {
-  local jobs=$1 spec label pids=() labels=() starts=() i
+  local jobs=$1 spec label words running=0 finished
+  local -A label_of=() start_of=()
   shift
   for spec in "$@"; do
+    if ((running == jobs)); then
+      _reap_script
+      running=$((running - 1))
+    fi
     label=${spec%%=*}
     read -r -a words <<<"${spec#*=}"
     echo "=== [$label] ${words[*]} (in the background)"
-    starts+=("$(now)")
     ( cd "$ROOT" && "${words[@]}" ) >"$LOGDIR/$label.log" 2>&1 &
-    pids+=($!)
-    labels+=("$label")
-    if ((${#pids[@]} % jobs == 0)); then _wait_scripts; fi
+    label_of[$!]=$label
+    start_of[$!]=$(now)
+    running=$((running + 1))
   done
-  _wait_scripts
+  while ((running > 0)); do
+    _reap_script
+    running=$((running - 1))
+  done
 }
 
-# Waits for the background steps of run_scripts_parallel that are still running.
-_wait_scripts() {
-  local i rc passed failed
-  for i in "${!pids[@]}"; do
-    [[ -n ${pids[$i]} ]] || continue
-    rc=0
-    wait "${pids[$i]}" || rc=$?
-    pids[$i]=""
-    passed=1 failed=0
-    ((rc == 0)) || { passed=0; failed=1; }
-    echo "=== [${labels[$i]}] finished (exit $rc):"
-    cat "$LOGDIR/${labels[$i]}.log"
-    TOTAL_PASSED=$((TOTAL_PASSED + passed))
-    TOTAL_FAILED=$((TOTAL_FAILED + failed))
-    STEP_LINES+=("$(printf '%-24s %4d passed, %4d failed  (exit %d, %s, log %s)' \
-      "${labels[$i]}" "$passed" "$failed" "$rc" "$(elapsed "${starts[$i]}")" "$LOGDIR/${labels[$i]}.log")")
-  done
+# Waits for any one background step of run_scripts_parallel and records it (uses its label_of and
+# start_of).
+_reap_script() {
+  local pid rc=0 passed=1 failed=0 label
+  wait -n -p pid || rc=$?
+  label=${label_of[$pid]}
+  ((rc == 0)) || { passed=0; failed=1; }
+  echo "=== [$label] finished (exit $rc):"
+  cat "$LOGDIR/$label.log"
+  TOTAL_PASSED=$((TOTAL_PASSED + passed))
+  TOTAL_FAILED=$((TOTAL_FAILED + failed))
+  STEP_LINES+=("$(printf '%-24s %4d passed, %4d failed  (exit %d, %s, log %s)' \
+    "$label" "$passed" "$failed" "$rc" "$(elapsed "${start_of[$pid]}")" "$LOGDIR/$label.log")")
 }
 
 # thread_tests: the test targets (outside tests/packaging) that start a thread — those depending on
@@ -197,13 +200,14 @@ main() {
   fi
   # libFuzzer smoke runs (clang-14, outside Bazel): short, real fuzzing, fail on any finding. Two
   # at a time: each builds and fuzzes on one core, and the machine has two. One object cache for
-  # the step: env, shim and cudart compile the same loader sources (tests/fuzz/libfuzzer.sh).
+  # the step: env, shim and cudart compile the same loader sources (tests/fuzz/libfuzzer.sh), so
+  # env (the longest: it compiles them) runs beside the readers, and shim and cudart after it.
   export FUZZ_OBJ_CACHE="$LOGDIR/fuzz-objects"
   run_scripts_parallel 2 \
+    "fuzz_env=tests/fuzz/run_fuzzer.sh env 20" \
     "fuzz_elf_reader=tools/elf/run_fuzzer.sh 20" \
     "fuzz_fatbin_reader=tools/fatbin/run_fuzzer.sh 20" \
     "fuzz_zip_reader=tools/zip/run_fuzzer.sh 20" \
-    "fuzz_env=tests/fuzz/run_fuzzer.sh env 20" \
     "fuzz_shim=tests/fuzz/run_fuzzer.sh shim 20" \
     "fuzz_cudart=tests/fuzz/run_fuzzer.sh cudart 20"
   # The consumer workspace: links @cudyn//stubs:cudyn_cuda instead of -lcuda, runs on fake drivers.
