@@ -697,6 +697,22 @@ static_assert(cudaErrorNoDevice == 100 && cudaErrorDeviceUninitialized == 201 &&
                   cudaErrorNotSupported == 801 && cudaErrorInitializationError == 3,
               "cudaError_t numbering is the driver's");
 
+// The enums and structs the served entries pass through unchanged have the driver's values and
+// layout (cuda.h: CUmemLocationType, CUmemAllocationType, CUatomicOperation, CUmemLocation,
+// CUjit_option, CUlibraryOption); the 13.0 runtime's headers must agree.
+static_assert(cudaMemLocationTypeDevice == 1 && cudaMemLocationTypeHost == 2 &&
+                  cudaMemLocationTypeHostNuma == 3 && cudaMemLocationTypeHostNumaCurrent == 4,
+              "cudaMemLocationType is CUmemLocationType");
+static_assert(sizeof(cudaMemLocation) == 8, "cudaMemLocation is CUmemLocation {type, id}");
+static_assert(cudaMemAllocationTypePinned == 1 && cudaMemAllocationTypeManaged == 2,
+              "cudaMemAllocationType is CUmemAllocationType");
+static_assert(cudaAtomicOperationIntegerAdd == 0 && cudaAtomicOperationCAS == 9 &&
+                  cudaAtomicOperationFloatMax == 12,
+              "cudaAtomicOperation is CUatomicOperation");
+static_assert(cudaJitMaxRegisters == 0 && cudaLibraryHostUniversalFunctionAndDataTable == 0 &&
+                  cudaLibraryBinaryIsPreserved == 1,
+              "cudaJitOption / cudaLibraryOption are CUjit_option / CUlibraryOption");
+
 enum class ServedInit { kContext, kDriver };
 constexpr ServedInit kServedInit_context = ServedInit::kContext;
 constexpr ServedInit kServedInit_driver = ServedInit::kDriver;

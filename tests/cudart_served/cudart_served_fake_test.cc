@@ -100,7 +100,7 @@ TEST_F(Served, EveryServedEntryBindsOnEveryOlderFamily) {
                 "Driver_" + std::string(CudartSymbol(i)));
     }
   }
-  EXPECT_GE(served, 6 * 16);
+  EXPECT_GE(served, 6 * 27);
   auto rt13 = OpenFake("13.0", "libcudart.so.13");
   EXPECT_NE(rt13->Resolve(kCudart_cudaStreamGetId), nullptr);
   EXPECT_EQ(rt13->bound_symbol(kCudart_cudaStreamGetId), "cudaStreamGetId");
@@ -239,6 +239,58 @@ TEST_F(Served, NewerDriverEntriesAnswer35WhereTheDriverLacksThem) {
     EXPECT_EQ(dm[0]->args[1], reinterpret_cast<uintptr_t>(buf));
     EXPECT_EQ(dm[0]->args[2], reinterpret_cast<uintptr_t>(&size));
     EXPECT_EQ(dm[0]->args[3], 0u);
+  }
+}
+
+// The 13.0-driver entries (batched prefetch / discard, memory pools per location, atomic
+// capabilities): served with the caller's arguments where the driver has them, else 35.
+TEST_F(Served, ThirteenDriverEntries) {
+  const bool has_130 = FakeVersion() >= 13000;
+  auto prefetch = Entry<decltype(&cudaMemPrefetchBatchAsync)>(kCudart_cudaMemPrefetchBatchAsync);
+  ASSERT_NE(prefetch, nullptr);
+  void* dptrs[2] = {reinterpret_cast<void*>(0x1000), reinterpret_cast<void*>(0x2000)};
+  size_t sizes[2] = {64, 128};
+  cudaMemLocation locs[1] = {{cudaMemLocationTypeDevice, 0}};
+  size_t loc_idx[1] = {0};
+  auto stream = reinterpret_cast<cudaStream_t>(0x42);
+  EXPECT_EQ(prefetch(dptrs, sizes, 2, locs, loc_idx, 1, 0, stream),
+            has_130 ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto pc = DriverCalls("cuMemPrefetchBatchAsync");
+  ASSERT_EQ(pc.size(), has_130 ? 1u : 0u);
+  if (has_130) {
+    const uintptr_t want[] = {reinterpret_cast<uintptr_t>(dptrs), reinterpret_cast<uintptr_t>(sizes),
+                              2, reinterpret_cast<uintptr_t>(locs),
+                              reinterpret_cast<uintptr_t>(loc_idx), 1, 0, 0x42};
+    ASSERT_EQ(pc[0]->num_args, 8);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(pc[0]->args[pc[0]->arg_word[i]], want[i]) << i;
+  }
+  auto pool = Entry<decltype(&cudaMemGetDefaultMemPool)>(kCudart_cudaMemGetDefaultMemPool);
+  cudaMemPool_t p = nullptr;
+  cudaMemLocation loc = {cudaMemLocationTypeHost, 0};
+  EXPECT_EQ(pool(&p, &loc, cudaMemAllocationTypeManaged),
+            has_130 ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto gp = DriverCalls("cuMemGetDefaultMemPool");
+  ASSERT_EQ(gp.size(), has_130 ? 1u : 0u);
+  if (has_130) {
+    EXPECT_EQ(gp[0]->args[1], reinterpret_cast<uintptr_t>(&loc));
+    EXPECT_EQ(static_cast<int>(gp[0]->args[2]), 2);  // CU_MEM_ALLOCATION_TYPE_MANAGED
+  }
+  auto caps = Entry<decltype(&cudaDeviceGetP2PAtomicCapabilities)>(
+      kCudart_cudaDeviceGetP2PAtomicCapabilities);
+  unsigned int out[1] = {0};
+  const cudaAtomicOperation ops[1] = {cudaAtomicOperationFloatAdd};
+  const int frees_before = RuntimeCalls("cudaFree");
+  EXPECT_EQ(caps(out, ops, 1, 0, 1), has_130 ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto cc = DriverCalls("cuDeviceGetP2PAtomicCapabilities");
+  ASSERT_EQ(cc.size(), has_130 ? 1u : 0u);
+  if (has_130) {
+    EXPECT_EQ(DriverCalls("cuInit").size(), 1u);  // a device query: cuInit first, no context
+    EXPECT_EQ(RuntimeCalls("cudaFree"), frees_before);
+    EXPECT_EQ(cc[0]->args[0], reinterpret_cast<uintptr_t>(out));
+    EXPECT_EQ(cc[0]->args[1], reinterpret_cast<uintptr_t>(ops));
+    EXPECT_EQ(cc[0]->args[2], 1u);
+    EXPECT_EQ(cc[0]->args[3], 0u);
+    EXPECT_EQ(cc[0]->args[4], 1u);
   }
 }
 

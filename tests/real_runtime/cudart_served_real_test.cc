@@ -4,7 +4,7 @@
 // present: the runtime's own initialisation error (cudaFree(NULL): 100) for context entries, the
 // driver's cuInit answer translated (100 CUDA_ERROR_NO_DEVICE -> cudaErrorNoDevice) for
 // context-free ones, 35 for entries the 12.2 driver lacks (cuLibraryGetKernelCount 12.4,
-// cuLogs* 12.9). Each runtime runs in its own process (this binary re-executed with --served),
+// cuLogs* 12.9, cuMemGetDefaultMemPool 13.0). Each runtime runs in its own process (this binary re-executed with --served),
 // the driver's directory on LD_LIBRARY_PATH and in CUDYN_DRIVER_PATH.
 #include <dlfcn.h>
 #include <sys/wait.h>
@@ -84,6 +84,12 @@ int Served(char** argv) {
   auto logs = reinterpret_cast<int (*)(unsigned*, unsigned)>(
       rt->Resolve(cudyn::kCudart_cudaLogsCurrent));
   std::printf("logs_current_rc=%d\n", logs != nullptr ? logs(&it, 0) : -1);
+  void* pool = nullptr;
+  int location[2] = {1, 0};  // cudaMemLocationTypeDevice, device 0
+  auto default_pool = reinterpret_cast<int (*)(void**, int*, int)>(
+      rt->Resolve(cudyn::kCudart_cudaMemGetDefaultMemPool));
+  std::printf("default_pool_rc=%d\n",
+              default_pool != nullptr ? default_pool(&pool, location, 1) : -1);
   return 0;
 }
 
@@ -151,7 +157,7 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     for (const auto& kv : r) {
       if (kv.first.rfind("missing.", 0) == 0) std::printf("  still missing: %s\n", kv.first.c_str() + 8);
     }
-    EXPECT_EQ(served, twelve ? 16 : 19);
+    EXPECT_EQ(served, twelve ? 27 : 30);
     EXPECT_EQ(r["served_bound"], r["served"]);  // bound, none missing
     for (const char* entry : {"cudaStreamGetId", "cudaLibraryLoadData", "cudaLogsCurrent"}) {
       EXPECT_EQ(r.count(std::string("missing.") + entry), 0u) << entry;
@@ -165,6 +171,7 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     // The 12.2 driver lacks cuLibraryGetKernelCount (12.4) and cuLogsCurrent (12.9): 35.
     EXPECT_EQ(r["kernel_count_rc"], "35");
     EXPECT_EQ(r["logs_current_rc"], "35");
+    EXPECT_EQ(r["default_pool_rc"], "35");  // cuMemGetDefaultMemPool: 13.0
     ++older;
   }
   EXPECT_EQ(older, 4);  // 11.2, 11.8, 12.4, 12.5
