@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "loader/cudart.h"
+#include "loader/cudyn.h"
 #include "loader/internal.h"
+#include "version_tables/api_table.h"
 
 // The adapters are written for the CUDA 13.0 headers (the entries' prototypes); built against
 // older headers (CI's 11.8 step) they are compiled out and entries needing one are missing.
@@ -674,6 +676,79 @@ cudaError_t GetSurfaceObjectResourceDescConvert(struct cudaResourceDesc* pResDes
 #undef CUDYN_CUDART_ZERO_TAIL
 #undef CUDYN_CUDART_ZERO_OUT
 
+// ---- generated driver-served entries (version_tables/generated_cudart/cudart_served.inc) ----
+// A 13.0 entry the runtime lacks that is a thin wrapper over one driver entry with the same
+// arguments (inputs/cudart_served.tsv): served as the 13.0 runtime serves it. No usable driver,
+// or one without the entry (older than its first driver): 35 cudaErrorInsufficientDriver, what a
+// 13.0 runtime answers on any driver before 13.0. Then the initialisation the runtime does first
+// (init context: the runtime's own cudaFree(NULL), which makes the device's primary context
+// current on this thread, its error answered as it is; init driver: cuInit(0)), then the driver
+// entry, bound through cudyn's driver layer (DefaultDriver(): cuGetProcAddress where the driver
+// has it), its CUresult translated.
+
+// CUresult -> cudaError_t as the runtime translates it: since CUDA 10.1 every cudaError_t the
+// runtime gives a driver condition has the CUresult's number (100 CUDA_ERROR_NO_DEVICE ->
+// cudaErrorNoDevice, 201 CUDA_ERROR_INVALID_CONTEXT -> cudaErrorDeviceUninitialized, 400
+// CUDA_ERROR_INVALID_HANDLE -> cudaErrorInvalidResourceHandle, 500 CUDA_ERROR_NOT_FOUND ->
+// cudaErrorSymbolNotFound, ...).
+cudaError_t CudaErrorFromDriver(int result) { return static_cast<cudaError_t>(result); }
+static_assert(cudaErrorNoDevice == 100 && cudaErrorDeviceUninitialized == 201 &&
+                  cudaErrorInvalidResourceHandle == 400 && cudaErrorSymbolNotFound == 500 &&
+                  cudaErrorNotSupported == 801 && cudaErrorInitializationError == 3,
+              "cudaError_t numbering is the driver's");
+
+// The enums and structs the served entries pass through unchanged have the driver's values and
+// layout (cuda.h: CUmemLocationType, CUmemAllocationType, CUatomicOperation, CUmemLocation,
+// CUjit_option, CUlibraryOption); the 13.0 runtime's headers must agree.
+static_assert(cudaMemLocationTypeDevice == 1 && cudaMemLocationTypeHost == 2 &&
+                  cudaMemLocationTypeHostNuma == 3 && cudaMemLocationTypeHostNumaCurrent == 4,
+              "cudaMemLocationType is CUmemLocationType");
+static_assert(sizeof(cudaMemLocation) == 8, "cudaMemLocation is CUmemLocation {type, id}");
+static_assert(cudaMemAllocationTypePinned == 1 && cudaMemAllocationTypeManaged == 2,
+              "cudaMemAllocationType is CUmemAllocationType");
+static_assert(cudaAtomicOperationIntegerAdd == 0 && cudaAtomicOperationCAS == 9 &&
+                  cudaAtomicOperationFloatMax == 12,
+              "cudaAtomicOperation is CUatomicOperation");
+static_assert(cudaJitMaxRegisters == 0 && cudaLibraryHostUniversalFunctionAndDataTable == 0 &&
+                  cudaLibraryBinaryIsPreserved == 1,
+              "cudaJitOption / cudaLibraryOption are CUjit_option / CUlibraryOption");
+
+enum class ServedInit { kContext, kDriver };
+constexpr ServedInit kServedInit_context = ServedInit::kContext;
+constexpr ServedInit kServedInit_driver = ServedInit::kDriver;
+
+// The driver entry `index`, or null when there is no usable driver or it lacks the entry.
+void* ServedDriverEntry(int index) {
+  Driver& driver = DefaultDriver();
+  return driver.ok() ? driver.Probe(index) : nullptr;
+}
+
+cudaError_t ServedInitialise(Runtime* rt, ServedInit init) {
+  if (init == ServedInit::kContext) {
+    using FreeFn = cudaError_t (*)(void*);
+    auto fn = Old<FreeFn>(rt, "cudaFree");
+    return fn != nullptr ? fn(nullptr) : CUDYN_MISSING;
+  }
+  using InitFn = int (*)(unsigned int);
+  auto cu_init = reinterpret_cast<InitFn>(ServedDriverEntry(kEntry_cuInit));
+  return cu_init != nullptr ? CudaErrorFromDriver(cu_init(0)) : cudaErrorInsufficientDriver;
+}
+
+#define CUDYN_CUDART_SERVED(name, index, ret, params, args, driver_symbol, init)   \
+  template <int I>                                                                \
+  ret name params {                                                               \
+    Runtime* rt = CudartAdapterRuntime(I);                                        \
+    if (rt == nullptr) return CUDYN_NO_RUNTIME;                                   \
+    using Fn = int(*) params;                                                     \
+    auto fn = reinterpret_cast<Fn>(ServedDriverEntry(kEntry_##driver_symbol));    \
+    if (fn == nullptr) return cudaErrorInsufficientDriver;                        \
+    const cudaError_t init_rc = ServedInitialise(rt, kServedInit_##init);         \
+    if (init_rc != cudaSuccess) return init_rc;                                   \
+    return CudaErrorFromDriver(fn args);                                          \
+  }
+#include "version_tables/generated_cudart/cudart_served.inc"
+#undef CUDYN_CUDART_SERVED
+
 // The older runtime functions each adapter can work with (it is bound if any is present).
 struct AdapterRow {
   CudartAdapter adapter;
@@ -721,6 +796,12 @@ const AdapterRow kAdapterRows[] = {
 #define CUDYN_CUDART_ZERO_TAIL(name, ret, params, args, olds, zero_outs) CUDYN_ROW(name, olds),
 #include "version_tables/generated_cudart/cudart_zero_tail.inc"
 #undef CUDYN_CUDART_ZERO_TAIL
+// The generated driver-served entries: bound on any runtime (whether the driver has the entry
+// is decided at each call: 35 without it).
+#define CUDYN_CUDART_SERVED(name, index, ret, params, args, driver_symbol, init) \
+  CUDYN_ROW(name, "cudaRuntimeGetVersion"),
+#include "version_tables/generated_cudart/cudart_served.inc"
+#undef CUDYN_CUDART_SERVED
 };
 #undef CUDYN_ROW
 #undef CUDYN_INSTANCES

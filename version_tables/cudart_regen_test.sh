@@ -12,4 +12,9 @@ if ! diff -u "$src/cudart_api_table.tsv" "$out/cudart_api_table.tsv" > "$out/dif
   head -40 "$out/diff.txt"
   exit 1
 fi
+if ! diff -u "$src/CUDART_SERVED.md" "$out/CUDART_SERVED.md" > "$out/diff_served.txt"; then
+  echo "STALE: $src/CUDART_SERVED.md differs from a fresh run (run version_tables/regen):"
+  head -40 "$out/diff_served.txt"
+  exit 1
+fi
 echo "checked-in runtime table matches a fresh run ($(wc -l < "$src/cudart_api_table.tsv") table lines)"

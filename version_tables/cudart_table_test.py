@@ -134,8 +134,13 @@ class CudartTableTest(unittest.TestCase):
         for symbol in ("cudaGraphAddNode", "cudaLibraryLoadData"):
             r = self.rule(symbol, 11)
             self.assertEqual(r["candidates"], [])
-            self.assertIsNone(r["adapter"])
             self.assertIn("not exported", r["reason"])
+        # cudaGraphAddNode is missing; cudaLibraryLoadData is served from the driver
+        # (inputs/cudart_served.tsv).
+        self.assertIsNone(self.rule("cudaGraphAddNode", 11)["adapter"])
+        r = self.rule("cudaLibraryLoadData", 11)
+        self.assertEqual(r["adapter"], "Driver_cudaLibraryLoadData")
+        self.assertEqual(r["driver"], "cuLibraryLoadData")
 
     def test_shape(self):
         exports13 = set(self.doc["runtimes"]["13.0"]["exports"])

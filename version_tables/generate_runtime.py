@@ -173,6 +173,38 @@ def read_adapters(path):
     return adapters
 
 
+def read_served(path):
+    """inputs/cudart_served.tsv: the entries served from the driver, per family."""
+    rows = []
+    for line in open(path):
+        line = line.rstrip("\n")
+        if not line or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if cols[0] == "symbol":
+            continue
+        if len(cols) != 5 or cols[3] not in ("context", "driver"):
+            raise TableError("%s: bad row %r" % (path, line))
+        rows.append({"symbol": cols[0], "families": [int(x) for x in cols[1].split(",")],
+                     "driver": cols[2], "init": cols[3], "why": cols[4]})
+    return rows
+
+
+def read_driver_prototypes(path):
+    """{cu symbol: prototype} from the driver table (cuda_api_table.tsv)."""
+    out = {}
+    head = None
+    for line in open(path):
+        if line.startswith("#"):
+            continue
+        cols = line.rstrip("\n").split("\t")
+        if head is None:
+            head = cols
+            continue
+        out[cols[0]] = cols[head.index("prototype")]
+    return out
+
+
 def declaration(facts, symbol):
     """The declaration of `symbol` in one version's headers, or None."""
     d = facts["decls"]["default"].get(symbol)
@@ -328,6 +360,8 @@ def build(inputs):
     runtimes = read_exports(os.path.join(inputs, "cudart_exports"))
     facts = read_headers(os.path.join(inputs, "runtime_headers"))
     adapters = read_adapters(os.path.join(inputs, "cudart_adapters.tsv"))
+    served = read_served(os.path.join(inputs, "cudart_served.tsv"))
+    driver_protos = read_driver_prototypes(os.path.join(inputs, "..", "cuda_api_table.tsv"))
     f13 = facts["13.0"]
     exports = {v: set(runtimes[v][1]) for v in VERSIONS}
 
@@ -485,6 +519,37 @@ def build(inputs):
             for arg, (ty, here) in z["outputs"].items():
                 zero_tail_adapters[name]["zeroes"][arg] = {"type": ty, "size": here}
 
+    # Served from the driver (inputs/cudart_served.tsv): an adapter Driver_<symbol> per entry.
+    served_adapters = {}
+    for row in served:
+        e = by_symbol.get(row["symbol"])
+        if e is None:
+            raise TableError("cudart_served.tsv: %s is not an entry" % row["symbol"])
+        proto = driver_protos.get(row["driver"])
+        if proto is None:
+            raise TableError("cudart_served.tsv: %s: the driver exports no %s" % (
+                row["symbol"], row["driver"]))
+        if len(split_params(proto)) != len(e["args"]):
+            raise TableError("cudart_served.tsv: %s takes %d parameters, %s %d" % (
+                row["symbol"], len(e["args"]), row["driver"], len(split_params(proto))))
+        if e["ret"] != "cudaError_t":
+            raise TableError("cudart_served.tsv: %s returns %s" % (row["symbol"], e["ret"]))
+        name = "Driver_" + row["symbol"]
+        if name in served_adapters:
+            raise TableError("cudart_served.tsv: %s listed twice" % row["symbol"])
+        for fam in row["families"]:
+            if fam not in FAMILY_ORDER or fam == 13:
+                raise TableError("cudart_served.tsv: %s lists family %d" % (row["symbol"], fam))
+            r = e["rules"][str(fam)]
+            if r["candidates"] or r["adapter"]:
+                raise TableError("cudart_served.tsv: %s on family %d is already served (%s)" % (
+                    row["symbol"], fam, bind_text(r)))
+            r["adapter"] = name
+            r["driver"] = row["driver"]
+        served_adapters[name] = {"symbol": row["symbol"], "index": e["index"],
+                                 "driver": row["driver"], "init": row["init"],
+                                 "families": row["families"], "why": row["why"]}
+
     # Version markers: symbols some but not all real runtimes of a family export.
     markers = []
     for fam in sorted({11, 12, 13}):
@@ -518,7 +583,8 @@ def build(inputs):
         z["zeroes"] = [dict(arg=a, **z["zeroes"][a]) for a in order if a in z["zeroes"]]
     info = {"layouts": layouts(facts), "left_out": left_out, "kept_both": kept_both,
             "divergent": divergent, "input_only": input_only,
-            "zero_tail": zero_tail_adapters, "structs": struct_verdicts(facts)}
+            "zero_tail": zero_tail_adapters, "served": served_adapters,
+            "structs": struct_verdicts(facts)}
     return entries, runtimes, markers, prop, info
 
 
@@ -530,7 +596,9 @@ def bind_text(rule):
     parts = []
     if rule["candidates"]:
         parts.append("native:" + "|".join(rule["candidates"]))
-    if rule["adapter"]:
+    if rule.get("driver"):
+        parts.append("driver:" + rule["driver"])
+    elif rule["adapter"]:
         parts.append("adapter:" + rule["adapter"])
     return "|".join(parts) if parts else "missing:" + rule["reason"]
 
@@ -577,6 +645,57 @@ def write_table(entries, runtimes, info, out):
                               [e["params"]]) + "\n")
 
 
+def served_text(rule):
+    """How a family's runtime serves an entry, for CUDART_SERVED.md."""
+    if rule.get("driver"):
+        return "driver `%s` (35 where the driver lacks it)" % rule["driver"]
+    if rule["candidates"] and rule["adapter"]:
+        return "native, else adapter"
+    if rule["candidates"]:
+        return "native"
+    if rule["adapter"]:
+        return "adapter (zero-tail)" if rule["adapter"].startswith("ZeroTail_") else "adapter"
+    return "missing (302)"
+
+
+def write_served_doc(entries, info, out):
+    """CUDART_SERVED.md: per entry and family, how a runtime of that family serves it."""
+    fams = [f for f in FAMILY_ORDER if f != 10]
+    counts = {f: {} for f in fams}
+    for e in entries:
+        for f in fams:
+            t = served_text(e["rules"][str(f)])
+            k = "native, else adapter" if t.startswith("native, else") else t.split(" ")[0]
+            counts[f][k] = counts[f].get(k, 0) + 1
+    with open(os.path.join(out, "CUDART_SERVED.md"), "w") as f:
+        f.write("# How each CUDA 13.0 runtime entry is served, per runtime family\n\n"
+                "Generated by `version_tables/generate_runtime.py` from its inputs (do not edit; "
+                "`//version_tables:cudart_regen_test` fails when it is stale). Family 10 is served "
+                "as family 11. Kinds:\n\n"
+                "* **native**: the runtime's own symbol (a `_vN` of the 13.0 prototype);\n"
+                "* **adapter**: a hand-written adapter of `inputs/cudart_adapters.tsv` over the "
+                "runtime's older function; **adapter (zero-tail)**: generated, output structs "
+                "zero-filled to their 13.0 size first;\n"
+                "* **driver `cuX`**: served from the driver entry `cuX` "
+                "(`inputs/cudart_served.tsv`) through cudyn's driver layer, its CUresult "
+                "translated to cudaError_t; a driver without `cuX` answers 35 "
+                "`cudaErrorInsufficientDriver`, as a 13.0 runtime does on any driver before 13.0;\n"
+                "* **missing (302)**: not served yet: `cudaErrorSharedObjectSymbolNotFound`.\n\n")
+        f.write("| family | %s |\n|---|%s\n" % (
+            " | ".join(sorted({k for c in counts.values() for k in c})),
+            "---|" * len({k for c in counts.values() for k in c})))
+        for fam in fams:
+            f.write("| %d | %s |\n" % (fam, " | ".join(
+                str(counts[fam].get(k, 0)) for k in sorted({k for c in counts.values() for k in c}))))
+        f.write("\nEntries some family does not serve natively:\n\n| entry | %s |\n|---|%s\n" % (
+            " | ".join("%d.x" % x for x in fams), "---|" * len(fams)))
+        for e in entries:
+            texts = [served_text(e["rules"][str(x)]) for x in fams]
+            if all(t == "native" for t in texts):
+                continue
+            f.write("| `%s` | %s |\n" % (e["symbol"], " | ".join(texts)))
+
+
 def write_includes(entries, runtimes, markers, prop, info, out):
     d = os.path.join(out, "generated_cudart")
     os.makedirs(d, exist_ok=True)
@@ -620,14 +739,28 @@ def write_includes(entries, runtimes, markers, prop, info, out):
         for e in entries:
             for fam in FAMILY_ORDER:
                 a = e["rules"][str(fam)]["adapter"]
-                if a and a not in seen and a not in info["zero_tail"]:
+                if (a and a not in seen and a not in info["zero_tail"] and
+                        a not in info["served"]):
                     seen[a] = e
         for a, e in seen.items():
             f.write("CUDYN_CUDART_ADAPTER(%s, %d, %s)\n" % (a, e["index"], e["symbol"]))
         # The generated zero-tail adapters (cudart_zero_tail.inc), after the hand-decided ones.
         for a, z in info["zero_tail"].items():
             f.write("CUDYN_CUDART_ADAPTER(%s, %d, %s)\n" % (a, z["index"], z["symbol"]))
+        # The generated driver-served adapters (cudart_served.inc), last.
+        for a, z in info["served"].items():
+            f.write("CUDYN_CUDART_ADAPTER(%s, %d, %s)\n" % (a, z["index"], z["symbol"]))
     by_symbol = {e["symbol"]: e for e in entries}
+    with open(os.path.join(d, "cudart_served.inc"), "w") as f:
+        f.write(head)
+        f.write("// CUDYN_CUDART_SERVED(name, index, ret, (params), (args), driver symbol, init): "
+                "served from the driver entry of the same arguments (inputs/cudart_served.tsv); "
+                "init: context (the runtime's cudaFree(NULL) first) or driver (cuInit(0) first).\n")
+        for a, z in info["served"].items():
+            e = by_symbol[z["symbol"]]
+            f.write("CUDYN_CUDART_SERVED(%s, %d, %s, (%s), (%s), %s, %s)\n" % (
+                a, e["index"], e["ret"], e["params_named"], ", ".join(e["args"]), z["driver"],
+                z["init"]))
     with open(os.path.join(d, "cudart_zero_tail.inc"), "w") as f:
         f.write(head)
         f.write("// CUDYN_CUDART_ZERO_TAIL(name, ret, (params), (args), \"older\\0symbols\\0\", "
@@ -796,14 +929,16 @@ def main():
         sys.exit("generate_runtime.py: ERROR: %s" % err)
     if args.out:
         write_table(entries, runtimes, info, args.out)
+        write_served_doc(entries, info, args.out)
     if args.incs:
         write_includes(entries, runtimes, markers, prop, info, args.incs)
-    counts = {fam: {"native": 0, "adapter": 0, "native+adapter": 0, "missing": 0}
+    counts = {fam: {"native": 0, "adapter": 0, "native+adapter": 0, "driver": 0, "missing": 0}
               for fam in FAMILY_ORDER}
     for e in entries:
         for fam in FAMILY_ORDER:
             r = e["rules"][str(fam)]
-            kind = ("native+adapter" if r["candidates"] and r["adapter"] else
+            kind = ("driver" if r.get("driver") else
+                    "native+adapter" if r["candidates"] and r["adapter"] else
                     "native" if r["candidates"] else "adapter" if r["adapter"] else "missing")
             counts[fam][kind] += 1
     print("%d entries; %s" % (len(entries), "; ".join(

@@ -1,0 +1,308 @@
+// The driver-served runtime entries (version_tables/inputs/cudart_served.tsv) against the generated
+// fake runtimes and one generated fake driver per process ($CUDYN_FAKE_VERSION: 12020, 12080,
+// 13000): on every runtime family before 13.0 each served entry binds; its call runs the
+// runtime's initialisation (the fake runtime's cudaFree(NULL), or the driver's cuInit(0)), then
+// the driver entry with the caller's arguments unchanged (the fake driver's call log), and the
+// CUresult comes back as the cudaError_t of the same number; a driver without the entry answers
+// 35 and is not called; the 13.0 runtime serves the same entries itself.
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "loader/cudart.h"
+#include "loader/cudyn.h"
+#include "tests/fake_driver/fake_driver.h"
+#include "tests/util/runfiles.h"
+
+namespace cudyn {
+namespace {
+
+int FakeVersion() {
+  const char* v = std::getenv("CUDYN_FAKE_VERSION");
+  return v != nullptr ? std::atoi(v) : 0;
+}
+
+struct FakeRuntime {
+  const char* version;
+  const char* soname;
+};
+constexpr FakeRuntime kOlderRuntimes[] = {
+    {"10.2", "libcudart.so.10.2"}, {"11.2", "libcudart.so.11.0"}, {"11.8", "libcudart.so.11.0"},
+    {"12.0", "libcudart.so.12"},   {"12.5", "libcudart.so.12"},   {"12.8", "libcudart.so.12"},
+};
+
+std::unique_ptr<Runtime> OpenFake(const std::string& version, const std::string& soname) {
+  RuntimeOptions o;
+  o.runtime_path = testing::Runfile("tests/fake_runtime/" + version + "/" + soname);
+  o.driver_version = FakeVersion();
+  auto rt = Runtime::Open(o);
+  EXPECT_TRUE(rt && rt->ok()) << version;
+  return rt;
+}
+
+class Served : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(DefaultDriver().ok()) << DefaultDriver().last_error();
+    ASSERT_EQ(DefaultDriver().cuda_version(), FakeVersion());
+    ASSERT_TRUE(cudynFakeBind(DefaultDriver().handle(), &drv_));
+    setenv("CUDYN_FAKE_INIT_RESULT", "0", 1);
+    rt_ = OpenFake("11.8", "libcudart.so.11.0");
+    ASSERT_TRUE(rt_);
+    drv_.reset();
+    FakeRuntimeCall("fake_cudart_reset");
+  }
+  void FakeRuntimeCall(const char* name) {
+    auto fn = reinterpret_cast<void (*)()>(dlsym(rt_->handle(), name));
+    ASSERT_NE(fn, nullptr);
+    fn();
+  }
+  int RuntimeCalls(const char* symbol) {
+    auto fn = reinterpret_cast<int (*)(const char*)>(dlsym(rt_->handle(),
+                                                          "fake_cudart_call_count"));
+    return fn(symbol);
+  }
+  // The driver's records of `symbol`, oldest first.
+  std::vector<const CudynFakeCall*> DriverCalls(const char* symbol) {
+    std::vector<const CudynFakeCall*> out;
+    for (int i = 0; i < drv_.call_count(); ++i) {
+      const CudynFakeCall* c = drv_.call(i);
+      if (c != nullptr && std::strcmp(c->symbol, symbol) == 0) out.push_back(c);
+    }
+    return out;
+  }
+  template <typename Fn>
+  Fn Entry(int index) {
+    return reinterpret_cast<Fn>(rt_->Resolve(index));
+  }
+  CudynFakeApi drv_{};
+  std::unique_ptr<Runtime> rt_;
+};
+
+// Every served entry binds on every older fake runtime (whatever the driver), to an adapter named
+// after it; the 13.0 runtime binds each natively.
+TEST_F(Served, EveryServedEntryBindsOnEveryOlderFamily) {
+  int served = 0;
+  for (const FakeRuntime& f : kOlderRuntimes) {
+    SCOPED_TRACE(f.version);
+    auto rt = OpenFake(f.version, f.soname);
+    for (int i = 0; i < kCudartEntryCount; ++i) {
+      const CudartRule& rule = CudartRuleFor(i, rt->family());
+      if (std::strncmp(CudartAdapterName(rule.adapter), "Driver_", 7) != 0) continue;
+      ++served;
+      EXPECT_NE(rt->Resolve(i), nullptr) << CudartSymbol(i);
+      EXPECT_EQ(rt->status(i), EntryStatus::kAdapter) << CudartSymbol(i);
+      EXPECT_EQ(std::string(CudartAdapterName(rule.adapter)),
+                "Driver_" + std::string(CudartSymbol(i)));
+    }
+  }
+  EXPECT_GE(served, 6 * 27);
+  auto rt13 = OpenFake("13.0", "libcudart.so.13");
+  EXPECT_NE(rt13->Resolve(kCudart_cudaStreamGetId), nullptr);
+  EXPECT_EQ(rt13->bound_symbol(kCudart_cudaStreamGetId), "cudaStreamGetId");
+  EXPECT_NE(rt13->Resolve(kCudart_cudaLibraryLoadData), nullptr);
+  EXPECT_EQ(rt13->bound_symbol(kCudart_cudaLibraryLoadData), "cudaLibraryLoadData");
+}
+
+TEST_F(Served, StreamGetIdInitialisesThenCallsTheDriver) {
+  auto fn = Entry<decltype(&cudaStreamGetId)>(kCudart_cudaStreamGetId);
+  ASSERT_NE(fn, nullptr);
+  unsigned long long id = 0;
+  auto stream = reinterpret_cast<cudaStream_t>(0x1234);
+  EXPECT_EQ(fn(stream, &id), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 1);  // the runtime's own lazy initialisation first
+  auto calls = DriverCalls("cuStreamGetId");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->args[0], 0x1234u);
+  EXPECT_EQ(calls[0]->args[1], reinterpret_cast<uintptr_t>(&id));
+  // The CUresult comes back under the cudaError_t of the same number.
+  drv_.set_result("cuStreamGetId", 400);  // CUDA_ERROR_INVALID_HANDLE
+  EXPECT_EQ(fn(stream, &id), cudaErrorInvalidResourceHandle);
+  drv_.set_result("cuStreamGetId", 201);  // CUDA_ERROR_INVALID_CONTEXT
+  EXPECT_EQ(fn(stream, &id), cudaErrorDeviceUninitialized);
+  // The per-thread twin calls the driver's per-thread twin.
+  auto ptsz = Entry<decltype(&cudaStreamGetId)>(kCudart_cudaStreamGetId_ptsz);
+  EXPECT_EQ(ptsz(nullptr, &id), cudaSuccess);
+  auto pt = DriverCalls("cuStreamGetId_ptsz");
+  ASSERT_EQ(pt.size(), 1u);
+  EXPECT_EQ(pt[0]->args[0], 0u);
+  EXPECT_EQ(DriverCalls("cuStreamGetId").size(), 3u);
+}
+
+TEST_F(Served, TheRuntimesInitialisationErrorIsTheAnswer) {
+  auto set = reinterpret_cast<void (*)(const char*, int)>(dlsym(rt_->handle(),
+                                                               "fake_cudart_set_result"));
+  ASSERT_NE(set, nullptr);
+  set("cudaFree", cudaErrorNoDevice);
+  auto fn = Entry<decltype(&cudaGraphExecGetFlags)>(kCudart_cudaGraphExecGetFlags);
+  unsigned long long flags = 0;
+  EXPECT_EQ(fn(reinterpret_cast<cudaGraphExec_t>(0x77), &flags), cudaErrorNoDevice);
+  EXPECT_TRUE(DriverCalls("cuGraphExecGetFlags").empty());
+  set("cudaFree", cudaSuccess);
+  EXPECT_EQ(fn(reinterpret_cast<cudaGraphExec_t>(0x77), &flags), cudaSuccess);
+  auto calls = DriverCalls("cuGraphExecGetFlags");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->args[0], 0x77u);
+  EXPECT_EQ(calls[0]->args[1], reinterpret_cast<uintptr_t>(&flags));
+}
+
+TEST_F(Served, LibraryLoadDataPassesEveryArgumentAfterCuInit) {
+  auto fn = Entry<decltype(&cudaLibraryLoadData)>(kCudart_cudaLibraryLoadData);
+  ASSERT_NE(fn, nullptr);
+  cudaLibrary_t lib = nullptr;
+  static const char code[] = "image";
+  cudaJitOption jit[1] = {cudaJitMaxRegisters};
+  void* jit_values[1] = {reinterpret_cast<void*>(32)};
+  cudaLibraryOption lib_opts[1] = {cudaLibraryBinaryIsPreserved};
+  void* lib_values[1] = {reinterpret_cast<void*>(1)};
+  EXPECT_EQ(fn(&lib, code, jit, jit_values, 1, lib_opts, lib_values, 1), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 0);  // context-free: the driver's cuInit instead
+  auto init = DriverCalls("cuInit");
+  ASSERT_EQ(init.size(), 1u);
+  EXPECT_EQ(init[0]->args[0], 0u);
+  auto calls = DriverCalls("cuLibraryLoadData");
+  ASSERT_EQ(calls.size(), 1u);
+  const uintptr_t want[] = {reinterpret_cast<uintptr_t>(&lib), reinterpret_cast<uintptr_t>(code),
+                            reinterpret_cast<uintptr_t>(jit), reinterpret_cast<uintptr_t>(jit_values),
+                            1, reinterpret_cast<uintptr_t>(lib_opts),
+                            reinterpret_cast<uintptr_t>(lib_values), 1};
+  ASSERT_EQ(calls[0]->num_args, 8);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(calls[0]->args[calls[0]->arg_word[i]], want[i]) << i;
+  // cuInit failing (no device): its code is the answer and the entry is not called.
+  drv_.set_result("cuInit", 100);
+  EXPECT_EQ(fn(&lib, code, nullptr, nullptr, 0, nullptr, nullptr, 0), cudaErrorNoDevice);
+  EXPECT_EQ(DriverCalls("cuLibraryLoadData").size(), 1u);
+  drv_.set_result("cuInit", 0);
+  drv_.set_result("cuLibraryLoadData", 200);  // CUDA_ERROR_INVALID_IMAGE
+  EXPECT_EQ(fn(&lib, code, nullptr, nullptr, 0, nullptr, nullptr, 0), cudaErrorInvalidKernelImage);
+}
+
+TEST_F(Served, LibraryKernelsAndGlobals) {
+  auto unload = Entry<decltype(&cudaLibraryUnload)>(kCudart_cudaLibraryUnload);
+  auto lib = reinterpret_cast<cudaLibrary_t>(0xabc);
+  EXPECT_EQ(unload(lib), cudaSuccess);
+  ASSERT_EQ(DriverCalls("cuLibraryUnload").size(), 1u);
+  EXPECT_EQ(DriverCalls("cuLibraryUnload")[0]->args[0], 0xabcu);
+  auto get_kernel = Entry<decltype(&cudaLibraryGetKernel)>(kCudart_cudaLibraryGetKernel);
+  cudaKernel_t k = nullptr;
+  EXPECT_EQ(get_kernel(&k, lib, "kern"), cudaSuccess);
+  auto gk = DriverCalls("cuLibraryGetKernel");
+  ASSERT_EQ(gk.size(), 1u);
+  EXPECT_EQ(gk[0]->args[0], reinterpret_cast<uintptr_t>(&k));
+  EXPECT_EQ(gk[0]->args[1], 0xabcu);
+  EXPECT_STREQ(reinterpret_cast<const char*>(gk[0]->args[2]), "kern");
+  auto global = Entry<decltype(&cudaLibraryGetGlobal)>(kCudart_cudaLibraryGetGlobal);
+  void* p = nullptr;
+  size_t bytes = 0;
+  EXPECT_EQ(global(&p, &bytes, lib, "g"), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 1);  // the global of the current context: context first
+  auto gg = DriverCalls("cuLibraryGetGlobal");
+  ASSERT_EQ(gg.size(), 1u);
+  EXPECT_EQ(gg[0]->args[0], reinterpret_cast<uintptr_t>(&p));
+  EXPECT_EQ(gg[0]->args[1], reinterpret_cast<uintptr_t>(&bytes));
+  EXPECT_EQ(gg[0]->args[2], 0xabcu);
+}
+
+// Entries whose driver entry came after 12.2 (cuLibraryGetKernelCount 12.4, cuStreamGetDevice 12.8,
+// cuLogs* 12.9): served where the driver has them, else 35 without a call.
+TEST_F(Served, NewerDriverEntriesAnswer35WhereTheDriverLacksThem) {
+  const bool has_124 = FakeVersion() >= 12040, has_128 = FakeVersion() >= 12080,
+             has_129 = FakeVersion() >= 12090;
+  auto count = Entry<decltype(&cudaLibraryGetKernelCount)>(kCudart_cudaLibraryGetKernelCount);
+  unsigned int n = 0;
+  EXPECT_EQ(count(&n, reinterpret_cast<cudaLibrary_t>(0x5)),
+            has_124 ? cudaSuccess : cudaErrorInsufficientDriver);
+  EXPECT_EQ(DriverCalls("cuLibraryGetKernelCount").size(), has_124 ? 1u : 0u);
+  auto dev = Entry<decltype(&cudaStreamGetDevice)>(kCudart_cudaStreamGetDevice);
+  int d = -1;
+  EXPECT_EQ(dev(reinterpret_cast<cudaStream_t>(0x9), &d),
+            has_128 ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto sd = DriverCalls("cuStreamGetDevice");
+  ASSERT_EQ(sd.size(), has_128 ? 1u : 0u);
+  if (has_128) {
+    EXPECT_EQ(sd[0]->args[0], 0x9u);
+    EXPECT_EQ(sd[0]->args[1], reinterpret_cast<uintptr_t>(&d));
+  }
+  auto dump = Entry<decltype(&cudaLogsDumpToMemory)>(kCudart_cudaLogsDumpToMemory);
+  char buf[16];
+  size_t size = sizeof buf;
+  cudaLogIterator it = 7;
+  EXPECT_EQ(dump(&it, buf, &size, 0), has_129 ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto dm = DriverCalls("cuLogsDumpToMemory");
+  ASSERT_EQ(dm.size(), has_129 ? 1u : 0u);
+  if (has_129) {
+    EXPECT_EQ(dm[0]->args[0], reinterpret_cast<uintptr_t>(&it));
+    EXPECT_EQ(dm[0]->args[1], reinterpret_cast<uintptr_t>(buf));
+    EXPECT_EQ(dm[0]->args[2], reinterpret_cast<uintptr_t>(&size));
+    EXPECT_EQ(dm[0]->args[3], 0u);
+  }
+}
+
+// The 13.0-driver entries (batched prefetch / discard, memory pools per location, atomic
+// capabilities): served with the caller's arguments where the driver has them, else 35.
+TEST_F(Served, ThirteenDriverEntries) {
+  const bool has_130 = FakeVersion() >= 13000;
+  auto prefetch = Entry<decltype(&cudaMemPrefetchBatchAsync)>(kCudart_cudaMemPrefetchBatchAsync);
+  ASSERT_NE(prefetch, nullptr);
+  void* dptrs[2] = {reinterpret_cast<void*>(0x1000), reinterpret_cast<void*>(0x2000)};
+  size_t sizes[2] = {64, 128};
+  cudaMemLocation locs[1] = {{cudaMemLocationTypeDevice, 0}};
+  size_t loc_idx[1] = {0};
+  auto stream = reinterpret_cast<cudaStream_t>(0x42);
+  EXPECT_EQ(prefetch(dptrs, sizes, 2, locs, loc_idx, 1, 0, stream),
+            has_130 ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto pc = DriverCalls("cuMemPrefetchBatchAsync");
+  ASSERT_EQ(pc.size(), has_130 ? 1u : 0u);
+  if (has_130) {
+    const uintptr_t want[] = {reinterpret_cast<uintptr_t>(dptrs), reinterpret_cast<uintptr_t>(sizes),
+                              2, reinterpret_cast<uintptr_t>(locs),
+                              reinterpret_cast<uintptr_t>(loc_idx), 1, 0, 0x42};
+    ASSERT_EQ(pc[0]->num_args, 8);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(pc[0]->args[pc[0]->arg_word[i]], want[i]) << i;
+  }
+  auto pool = Entry<decltype(&cudaMemGetDefaultMemPool)>(kCudart_cudaMemGetDefaultMemPool);
+  cudaMemPool_t p = nullptr;
+  cudaMemLocation loc = {cudaMemLocationTypeHost, 0};
+  EXPECT_EQ(pool(&p, &loc, cudaMemAllocationTypeManaged),
+            has_130 ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto gp = DriverCalls("cuMemGetDefaultMemPool");
+  ASSERT_EQ(gp.size(), has_130 ? 1u : 0u);
+  if (has_130) {
+    EXPECT_EQ(gp[0]->args[1], reinterpret_cast<uintptr_t>(&loc));
+    EXPECT_EQ(static_cast<int>(gp[0]->args[2]), 2);  // CU_MEM_ALLOCATION_TYPE_MANAGED
+  }
+  auto caps = Entry<decltype(&cudaDeviceGetP2PAtomicCapabilities)>(
+      kCudart_cudaDeviceGetP2PAtomicCapabilities);
+  unsigned int out[1] = {0};
+  const cudaAtomicOperation ops[1] = {cudaAtomicOperationFloatAdd};
+  const int frees_before = RuntimeCalls("cudaFree");
+  EXPECT_EQ(caps(out, ops, 1, 0, 1), has_130 ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto cc = DriverCalls("cuDeviceGetP2PAtomicCapabilities");
+  ASSERT_EQ(cc.size(), has_130 ? 1u : 0u);
+  if (has_130) {
+    EXPECT_EQ(DriverCalls("cuInit").size(), 1u);  // a device query: cuInit first, no context
+    EXPECT_EQ(RuntimeCalls("cudaFree"), frees_before);
+    EXPECT_EQ(cc[0]->args[0], reinterpret_cast<uintptr_t>(out));
+    EXPECT_EQ(cc[0]->args[1], reinterpret_cast<uintptr_t>(ops));
+    EXPECT_EQ(cc[0]->args[2], 1u);
+    EXPECT_EQ(cc[0]->args[3], 0u);
+    EXPECT_EQ(cc[0]->args[4], 1u);
+  }
+}
+
+}  // namespace
+}  // namespace cudyn
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  // cudyn's driver (DefaultDriver(), which the served entries call) is this process's fake.
+  const std::string driver = cudyn::testing::Runfile(
+      "tests/fake_driver/cuda_" + std::to_string(cudyn::FakeVersion()) + "/libcuda.so.1");
+  setenv("CUDYN_DRIVER_PATH", driver.c_str(), 1);
+  setenv("CUDYN_LOG", "off", 1);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,186 @@
+// The runtime entries served from the driver (version_tables/inputs/cudart_served.tsv) on the real
+// runtimes before 13.0 (11.2, 11.8, 12.4, 12.5) with the real 535 driver (CUDA 12.2): how many
+// 13.0 entries still bind as missing, each served entry bound, and their answers where no GPU is
+// present: the runtime's own initialisation error (cudaFree(NULL): 100) for context entries, the
+// driver's cuInit answer translated (100 CUDA_ERROR_NO_DEVICE -> cudaErrorNoDevice) for
+// context-free ones, 35 for entries the 12.2 driver lacks (cuLibraryGetKernelCount 12.4,
+// cuLogs* 12.9, cuMemGetDefaultMemPool 13.0). Each runtime runs in its own process (this binary re-executed with --served),
+// the driver's directory on LD_LIBRARY_PATH and in CUDYN_DRIVER_PATH.
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "loader/cudart.h"
+#include "loader/cudyn.h"
+#include "tests/real_runtime/real_lists.h"
+#include "tests/util/runfiles.h"
+
+extern char** environ;
+
+// The real driver's cuInit keeps allocations it never frees (its own state, not cudyn's): the
+// children report them under --config=asan unless suppressed, as real_driver_test does.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libcuda.so\n"; }
+
+namespace {
+
+using cudyn_real::kRealRuntimes;
+using cudyn_real::RealRuntime;
+
+std::string Dir(const std::string& path) { return path.substr(0, path.rfind('/')); }
+
+bool IsServed(int index, int family) {
+  return std::strncmp(cudyn::CudartAdapterName(cudyn::CudartRuleFor(index, family).adapter),
+                      "Driver_", 7) == 0;
+}
+
+// --served DIR: opens the runtime in DIR for the environment's driver, prints key=value lines.
+int Served(char** argv) {
+  cudyn::RuntimeOptions options;
+  options.use_environment = true;
+  options.search_paths = std::vector<std::string>{argv[2]};
+  auto rt = cudyn::Runtime::Open(options);
+  if (rt == nullptr || !rt->ok()) return 2;
+  std::printf("family=%d\nversion=%d\ndriver=%d\n", rt->family(), rt->version(),
+              rt->driver_version());
+  const int missing = rt->BindAll();
+  int served = 0, served_bound = 0;
+  for (int i = 0; i < cudyn::kCudartEntryCount; ++i) {
+    if (rt->status(i) == cudyn::EntryStatus::kMissing) {
+      std::printf("missing.%s=1\n", std::string(cudyn::CudartSymbol(i)).c_str());
+    }
+    if (IsServed(i, rt->family())) {
+      ++served;
+      if (rt->status(i) == cudyn::EntryStatus::kAdapter) ++served_bound;
+    }
+  }
+  std::printf("missing=%d\nserved=%d\nserved_bound=%d\n", missing, served, served_bound);
+  // What the runtime and the driver answer themselves.
+  auto runtime_free = reinterpret_cast<int (*)(void*)>(rt->Symbol("cudaFree"));
+  std::printf("runtime_free_rc=%d\n", runtime_free != nullptr ? runtime_free(nullptr) : -1);
+  auto cu_init = reinterpret_cast<int (*)(unsigned)>(dlsym(cudyn::DefaultDriver().handle(),
+                                                          "cuInit"));
+  std::printf("driver_init_rc=%d\n", cu_init != nullptr ? cu_init(0) : -1);
+  // Served entries.
+  unsigned long long id = 0;
+  auto get_id = reinterpret_cast<int (*)(void*, unsigned long long*)>(
+      rt->Resolve(cudyn::kCudart_cudaStreamGetId));
+  std::printf("stream_get_id_rc=%d\n", get_id != nullptr ? get_id(nullptr, &id) : -1);
+  auto unload = reinterpret_cast<int (*)(void*)>(rt->Resolve(cudyn::kCudart_cudaLibraryUnload));
+  std::printf("library_unload_rc=%d\n", unload != nullptr ? unload(nullptr) : -1);
+  unsigned int n = 0;
+  auto count = reinterpret_cast<int (*)(unsigned*, void*)>(
+      rt->Resolve(cudyn::kCudart_cudaLibraryGetKernelCount));
+  std::printf("kernel_count_rc=%d\n", count != nullptr ? count(&n, nullptr) : -1);
+  unsigned int it = 0;
+  auto logs = reinterpret_cast<int (*)(unsigned*, unsigned)>(
+      rt->Resolve(cudyn::kCudart_cudaLogsCurrent));
+  std::printf("logs_current_rc=%d\n", logs != nullptr ? logs(&it, 0) : -1);
+  void* pool = nullptr;
+  int location[2] = {1, 0};  // cudaMemLocationTypeDevice, device 0
+  auto default_pool = reinterpret_cast<int (*)(void**, int*, int)>(
+      rt->Resolve(cudyn::kCudart_cudaMemGetDefaultMemPool));
+  std::printf("default_pool_rc=%d\n",
+              default_pool != nullptr ? default_pool(&pool, location, 1) : -1);
+  return 0;
+}
+
+std::map<std::string, std::string> RunServed(const std::string& driver, const std::string& dir) {
+  int fds[2];
+  std::map<std::string, std::string> out;
+  if (pipe(fds) != 0) return out;
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "LD_LIBRARY_PATH=", 16) != 0 && std::strncmp(*e, "CUDYN_", 6) != 0) {
+      env.push_back(*e);
+    }
+  }
+  env.push_back("LD_LIBRARY_PATH=" + Dir(driver));
+  env.push_back("CUDYN_DRIVER_PATH=" + driver);
+  env.push_back("CUDYN_LOG=off");
+  std::vector<char*> envp;
+  for (std::string& s : env) envp.push_back(&s[0]);
+  envp.push_back(nullptr);
+  std::vector<std::string> args = {"/proc/self/exe", "--served", dir};
+  std::vector<char*> argv;
+  for (std::string& s : args) argv.push_back(&s[0]);
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    execve("/proc/self/exe", argv.data(), envp.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t eq = line.find('=');
+    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
+}
+
+TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
+  const std::string driver = cudyn::testing::Runfile("nvidia_drivers/535/libcuda.so.1");
+  int older = 0;
+  for (const RealRuntime& runtime : kRealRuntimes) {
+    if (std::string(runtime.version) >= "13") continue;
+    SCOPED_TRACE(std::string("runtime ") + runtime.version);
+    auto r = RunServed(driver, Dir(cudyn::testing::Runfile(runtime.path)));
+    ASSERT_FALSE(r.empty());
+    ASSERT_EQ(r["driver"], "12020");
+    const bool twelve = r["family"] == "12";
+    const int missing = std::atoi(r["missing"].c_str());
+    const int served = std::atoi(r["served"].c_str());
+    // Every served entry was missing before (the generator serves only entries with no native
+    // symbol and no adapter), so before = missing now + served.
+    std::printf("runtime %s (%s) on 535: missing before %d, after %d (%d served from the driver)\n",
+                runtime.version, r["version"].c_str(), missing + served, missing, served);
+    for (const auto& kv : r) {
+      if (kv.first.rfind("missing.", 0) == 0) std::printf("  still missing: %s\n", kv.first.c_str() + 8);
+    }
+    EXPECT_EQ(served, twelve ? 27 : 30);
+    EXPECT_EQ(r["served_bound"], r["served"]);  // bound, none missing
+    for (const char* entry : {"cudaStreamGetId", "cudaLibraryLoadData", "cudaLogsCurrent"}) {
+      EXPECT_EQ(r.count(std::string("missing.") + entry), 0u) << entry;
+    }
+    // No GPU here: the runtime's initialisation answers 100 and is the served entry's answer.
+    EXPECT_EQ(r["runtime_free_rc"], "100");
+    EXPECT_EQ(r["stream_get_id_rc"], r["runtime_free_rc"]);
+    // Context-free entries: the driver's cuInit answer, translated (100 -> cudaErrorNoDevice).
+    EXPECT_EQ(r["driver_init_rc"], "100");
+    EXPECT_EQ(r["library_unload_rc"], r["driver_init_rc"]);
+    // The 12.2 driver lacks cuLibraryGetKernelCount (12.4) and cuLogsCurrent (12.9): 35.
+    EXPECT_EQ(r["kernel_count_rc"], "35");
+    EXPECT_EQ(r["logs_current_rc"], "35");
+    EXPECT_EQ(r["default_pool_rc"], "35");  // cuMemGetDefaultMemPool: 13.0
+    ++older;
+  }
+  EXPECT_EQ(older, 4);  // 11.2, 11.8, 12.4, 12.5
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 3 && std::strcmp(argv[1], "--served") == 0) return Served(argv);
+  testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
