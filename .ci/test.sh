@@ -225,8 +225,8 @@ main() {
     -//stubs:cudart_trampolines -//stubs:cudart_trampoline_asm_test \
     -//stubs:cudart_shipped_deps_test \
     -//stubs:cudyn_nvrtc -//stubs:cudyn_nvrtc_impl -//stubs:cudyn_nvrtc_embed \
-    -//stubs:libcudyn_nvrtc.so -//stubs:nvrtc_trampolines -//stubs:nvrtc_trampoline_asm_test \
-    -//stubs:nvrtc_shipped_deps_test
+    -//stubs:libcudyn_nvrtc.so -//stubs:dropin_nvrtc/libnvrtc.so.13 -//stubs:nvrtc_trampolines \
+    -//stubs:nvrtc_trampoline_asm_test -//stubs:nvrtc_shipped_deps_test
   finish
 }
 

@@ -104,6 +104,11 @@ bool MaxPtxIsaForDriver(int cuda_version, int* major, int* minor) {
   return found;
 }
 
+bool DriverJitsPtxIsa(int cuda_version, int major, int minor) {
+  const int d = MinDriverForPtxIsa(major, minor);
+  return d != 0 && d <= cuda_version;
+}
+
 int MinDriverForGpu(const GpuArch& gpu) {
   const int n = gpu.number();
   int lowest = -1;
@@ -141,7 +146,7 @@ Choice ChooseImage(const Image* images, size_t count, int cuda_version, const Gp
     const Image& img = images[i];
     if (!img.ptx || !PtxTargets(img.arch, gpu)) continue;
     const int d = MinDriverForPtxIsa(img.isa_major, img.isa_minor);
-    if (d != 0 && d <= cuda_version) {
+    if (DriverJitsPtxIsa(cuda_version, img.isa_major, img.isa_minor)) {
       if (c.index >= 0) {
         const Image& best = images[c.index];
         if (std::make_tuple(img.arch.number(), VariantRank(img.arch.variant), img.isa_major,

@@ -52,6 +52,9 @@ bool PtxTargets(const GpuArch& image, const GpuArch& gpu);
 int MinDriverForPtxIsa(int major, int minor);
 // The newest PTX ISA a driver of `cuda_version` JITs; false when it predates every row.
 bool MaxPtxIsaForDriver(int cuda_version, int* major, int* minor);
+// Can a driver of `cuda_version` JIT PTX of ISA major.minor? False for an ISA newer than the
+// table knows (no driver is known to).
+bool DriverJitsPtxIsa(int cuda_version, int major, int minor);
 // The oldest CUDA driver that knows GPU `gpu` (variant ignored): sm_90 -> 11080. 0 when the arch
 // is older than every row (every driver cudyn binds knows it); -1 when it is newer than the
 // table knows or not a known arch between rows.

@@ -248,7 +248,7 @@ bool Nvrtc::TryCandidate(const std::string& path, NvrtcSource source) {
   const int needs = NvrtcMinDriver(version);
   const std::string emits = "NVRTC " + CudaText(version) + " emits PTX ISA " + IsaText(isa) +
                             " (JIT by CUDA " + CudaText(needs) + "+)";
-  if (driver_version_ > 0 && driver_version_ < needs) {
+  if (driver_version_ > 0 && !NvrtcUsableBy(version, driver_version_)) {
     const std::string why = emits + ": the driver (CUDA " + CudaText(driver_version_) +
                             ") cannot load it (CUDA_ERROR_UNSUPPORTED_PTX_VERSION)";
     if (!is_explicit) {

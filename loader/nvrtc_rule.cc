@@ -1,53 +1,45 @@
-// The NVRTC acceptance rule (nvrtc_rule.h) over the generated PTX ISA facts.
+// The NVRTC acceptance rule (nvrtc_rule.h). Every PTX ISA fact is kernel_rule's (one reader of
+// version_tables/inputs/ptx_isa.tsv): which ISA a release introduced, which driver JITs an ISA.
 #include "loader/nvrtc_rule.h"
+
+#include "loader/kernel_rule.h"
 
 namespace cudyn {
 namespace {
 
-struct PtxIsa {
-  int major;
-  int minor;
-  int cuda;  // the release that introduced it, 1000*major + 10*minor
-};
-constexpr PtxIsa kPtxIsa[] = {
-#include "version_tables/generated_ptx_isa/ptx_isa.inc"
-};
-constexpr int kPtxIsaCount = sizeof(kPtxIsa) / sizeof(kPtxIsa[0]);
-
-// The row of the newest ISA introduced at or before `nvrtc_version` (-1: none).
-int RowFor(int nvrtc_version) {
-  int best = -1;
-  for (int i = 0; i < kPtxIsaCount; ++i) {
-    if (kPtxIsa[i].cuda <= nvrtc_version && (best < 0 || kPtxIsa[i].cuda > kPtxIsa[best].cuda)) {
-      best = i;
-    }
-  }
-  return best;
-}
-
-int NewestRow() {
-  int best = 0;
-  for (int i = 1; i < kPtxIsaCount; ++i) {
-    if (kPtxIsa[i].cuda > kPtxIsa[best].cuda) best = i;
-  }
-  return best;
+// The newest ISA the table knows, and the release that introduced it.
+int NewestTableRelease(int* major, int* minor) {
+  int ma = 0, mi = 0;
+  if (!kernel_rule::MaxPtxIsaForDriver(1 << 30, &ma, &mi)) return 0;
+  if (major != nullptr) *major = ma;
+  if (minor != nullptr) *minor = mi;
+  return kernel_rule::MinDriverForPtxIsa(ma, mi);
 }
 
 }  // namespace
 
 int NvrtcPtxIsa(int nvrtc_version) {
-  const int row = RowFor(nvrtc_version);
-  return row < 0 ? 0 : kPtxIsa[row].major * 10 + kPtxIsa[row].minor;
+  // NVRTC of release R emits the newest ISA introduced at or before R: the same fact as the
+  // newest ISA a driver of release R JITs.
+  int major = 0, minor = 0;
+  if (!kernel_rule::MaxPtxIsaForDriver(nvrtc_version, &major, &minor)) return 0;
+  return major * 10 + minor;
 }
 
 int NvrtcMinDriver(int nvrtc_version) {
-  const int row = RowFor(nvrtc_version);
+  const int isa = NvrtcPtxIsa(nvrtc_version);
   // Newer than every release the table knows: its ISA may be newer too; only a driver of its own
   // release is known to JIT it. Older than every row: nothing better is known either.
-  if (row < 0 || nvrtc_version > kPtxIsa[NewestRow()].cuda) {
-    return nvrtc_version;
+  if (isa == 0 || nvrtc_version > NewestTableRelease(nullptr, nullptr)) return nvrtc_version;
+  return kernel_rule::MinDriverForPtxIsa(isa / 10, isa % 10);
+}
+
+bool NvrtcUsableBy(int nvrtc_version, int driver_version) {
+  const int isa = NvrtcPtxIsa(nvrtc_version);
+  if (isa == 0 || nvrtc_version > NewestTableRelease(nullptr, nullptr)) {
+    return driver_version >= nvrtc_version;
   }
-  return kPtxIsa[row].cuda;
+  return kernel_rule::DriverJitsPtxIsa(driver_version, isa / 10, isa % 10);
 }
 
 }  // namespace cudyn

@@ -4,9 +4,11 @@
 // introduced no ISA, such as 12.6, emits the newest one before it, 8.5), and a driver JITs PTX up
 // to its own CUDA version's ISA: 13.0 NVRTC output on a 12.2 driver fails to load with
 // CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222). So a driver can use an NVRTC's PTX when it is at least
-// the CUDA release that introduced that ISA. The ISA -> release facts are
-// version_tables/inputs/ptx_isa.tsv (generated into ptx_isa.inc), shared with cudyn-check's
-// kernels layer. Pure functions of their arguments; never throw.
+// the CUDA release that introduced that ISA. Every ISA fact is loader/kernel_rule.h's (its
+// MinDriverForPtxIsa / MaxPtxIsaForDriver / DriverJitsPtxIsa over version_tables/inputs/
+// ptx_isa.tsv), the same rule driver emulation and cudyn-check's kernel layer apply; only the
+// NVRTC-specific fact (a release emits the newest ISA introduced at or before it) is here.
+// Pure functions of their arguments; never throw.
 #ifndef CUDYN_LOADER_NVRTC_RULE_H_
 #define CUDYN_LOADER_NVRTC_RULE_H_
 
@@ -22,6 +24,11 @@ int NvrtcPtxIsa(int nvrtc_version);
 // NvrtcPtxIsa(nvrtc_version); `nvrtc_version` itself when it is newer than the table's rows or
 // older than all of them.
 int NvrtcMinDriver(int nvrtc_version);
+
+// Can a driver of CUDA version `driver_version` JIT the PTX an NVRTC of `nvrtc_version` emits?
+// kernel_rule::DriverJitsPtxIsa on NvrtcPtxIsa(nvrtc_version); a release newer than the table
+// needs a driver of at least its own version.
+bool NvrtcUsableBy(int nvrtc_version, int driver_version);
 
 }  // namespace cudyn
 

@@ -4,6 +4,7 @@
 // what is listed is what a program linked with the NVRTC drop-in would get.
 #include <sys/stat.h>
 
+#include "loader/kernel_rule.h"
 #include "loader/nvrtc.h"
 #include "loader/nvrtc_rule.h"
 #include "tools/check.h"
@@ -19,6 +20,15 @@ std::string NvrtcVersionText(int version) {
 
 std::string NvrtcIsaText(int isa) {
   return isa <= 0 ? std::string("-") : std::to_string(isa / 10) + "." + std::to_string(isa % 10);
+}
+
+// The newest PTX ISA a driver of `driver_version` JITs, as 10*major + minor (0: none known).
+int DriverPtxIsa(int driver_version) {
+  int major = 0, minor = 0;
+  if (driver_version <= 0 || !kernel_rule::MaxPtxIsaForDriver(driver_version, &major, &minor)) {
+    return 0;
+  }
+  return major * 10 + minor;
 }
 
 bool FileExists(const std::string& path) {
@@ -52,7 +62,7 @@ int RunNvrtc(const Args& args, std::ostream& out, std::ostream& err) {
     j["command"] = "nvrtc";
     j["driver"] = have_driver ? DriverJson(opened) : Json();
     j["driver_cuda_version"] = driver_version;
-    j["driver_ptx_isa"] = driver_version > 0 ? NvrtcPtxIsa(driver_version) : 0;
+    j["driver_ptx_isa"] = DriverPtxIsa(driver_version);
     Json p = Json::array();
     for (const PlannedNvrtc& planned : plan) {
       p.push_back({{"path", planned.path}, {"source", NvrtcSourceName(planned.source)}});
@@ -89,7 +99,7 @@ int RunNvrtc(const Args& args, std::ostream& out, std::ostream& err) {
   out << "driver: ";
   if (have_driver) {
     out << opened.driver->path() << " (CUDA " << NvrtcVersionText(driver_version) << ", JITs PTX up to "
-        << NvrtcIsaText(NvrtcPtxIsa(driver_version)) << ")\n";
+        << NvrtcIsaText(DriverPtxIsa(driver_version)) << ")\n";
   } else {
     out << "none usable (the newest NVRTC found would be taken)\n";
   }

@@ -10,6 +10,11 @@
 #   $1 install.sh  $2 the tarball  $3 consumer/CMakeLists.txt  $4 the 535 libcuda.so.1
 #   $5 the real 12.5 libcudart.so.12  $6 fake runtime 13.0  $7 fake runtime 11.8
 #   $8... fake drivers (tests/fake_driver/cuda_<V>/libcuda.so.1)
+# The NVRTC side (cudyn::nvrtc, cudyn::nvrtc_static, cudyn-nvrtc.pc, cudyn-nvrtc-static.pc): a
+# 13.0-nvrtc.h program (consumer_nvrtc/) compiles a kernel through the installed library with the
+# real NVRTCs 11.8 and 12.5 offered on LD_LIBRARY_PATH: 11.8 (PTX 7.8) on the real 535, 12.5 (PTX
+# 8.5) named by CUDYN_NVRTC_PATH with no driver. Given by the environment: CONSUMER_NVRTC_SRC (consumer_nvrtc/CMakeLists.txt),
+# NVRTC_H (the 13.0 nvrtc.h), NVRTC_118 and NVRTC_125 (the real libraries, builtins beside them).
 set -euo pipefail
 abs() { [[ $1 == /* ]] && echo "$1" || echo "$PWD/$1"; }
 install_sh=$(abs "$1") tarball=$(abs "$2") src=$(dirname "$(abs "$3")") real535=$(abs "$4")
@@ -30,7 +35,8 @@ for f in bin/cudyn bin/cudyn-check lib/libcudyn_cuda.a lib/libcudyn_cuda.so lib/
   lib/pkgconfig/cudyn-cuda.pc lib/cmake/cudyn/cudynConfig.cmake lib/cmake/cudyn/cudynConfigVersion.cmake \
   include/cudyn/cudyn.h include/cudyn/cudyn_c.h lib/libcudyn_cudart.a lib/libcudyn_cudart.so \
   lib/cudyn/cudart/libcudart.so.13 lib/pkgconfig/cudyn-cudart.pc lib/pkgconfig/cudyn-cudart-static.pc \
-  include/cudyn/cudart.h include/cudyn/cudart_c.h; do
+  include/cudyn/cudart.h include/cudyn/cudart_c.h lib/libcudyn_nvrtc.a lib/libcudyn_nvrtc.so \
+  lib/cudyn/nvrtc/libnvrtc.so.13 lib/pkgconfig/cudyn-nvrtc.pc lib/pkgconfig/cudyn-nvrtc-static.pc; do
   [[ -e $prefix/$f ]] || fail "installed tree lacks $f"
 done
 if grep -rlF -e "$tmp/first_prefix" -e "execroot" -e "bazel-out" "$prefix" 2>/dev/null; then
@@ -99,7 +105,7 @@ expect_env() {
   while [[ $1 != -- ]]; do vars+=("$1"); shift; done
   shift
   local out rc=0
-  out=$(env -u CUDYN_MAX_CUDA_VERSION -u CUDYN_DRIVER_PATH -u CUDYN_CUDART_PATH -u LD_LIBRARY_PATH \
+  out=$(env -u CUDYN_MAX_CUDA_VERSION -u CUDYN_DRIVER_PATH -u CUDYN_CUDART_PATH -u CUDYN_NVRTC_PATH -u LD_LIBRARY_PATH \
     "${vars[@]}" "$program" 2>&1) || rc=$?
   ((rc == status)) || { fail "$label exited $rc, expected $status:"$'\n'"$out"; return; }
   for line in "$@"; do
@@ -163,6 +169,45 @@ expect_env "$tmp/app_lcudart" "through the drop-in directory on the real 12.5 ru
 expect_env "$tmp/app_lcudart" "with cudyn itself named as the runtime" 1 \
   LD_LIBRARY_PATH="$dropin" CUDYN_CUDART_PATH="$dropin/libcudart.so.13" -- \
   "cudaRuntimeGetVersion: rc=303" "is cudyn itself"
+
+# ---- NVRTC -------------------------------------------------------------------------------------------
+nsrc=$(dirname "$(abs "$CONSUMER_NVRTC_SRC")") nvrtc_inc=$(dirname "$(abs "$NVRTC_H")")
+nvrtc118=$(abs "$NVRTC_118") nvrtc125=$(abs "$NVRTC_125")
+cp -r "$nsrc" "$tmp/nvrtc_cmake_src"
+cp -r "$nsrc" "$tmp/nvrtc_make_src"
+chmod -R u+w "$tmp/nvrtc_cmake_src" "$tmp/nvrtc_make_src"
+echo "== NVRTC: cmake"
+cmake -S "$tmp/nvrtc_cmake_src" -B "$tmp/nvrtc_cmake_build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DNVRTC_INCLUDE_DIR="$nvrtc_inc" -DCMAKE_C_FLAGS="$sanflags" -DCMAKE_EXE_LINKER_FLAGS="$sanflags" \
+  > "$tmp/nvrtc_cmake.log" 2>&1 || { cat "$tmp/nvrtc_cmake.log"; fail "NVRTC cmake configure"; }
+cmake --build "$tmp/nvrtc_cmake_build" > "$tmp/nvrtc_cmake_build.log" 2>&1 ||
+  { cat "$tmp/nvrtc_cmake_build.log"; fail "NVRTC cmake build"; }
+echo "== NVRTC: make + pkg-config"
+PKG_CONFIG_PATH=$prefix/lib/pkgconfig make -C "$tmp/nvrtc_make_src" NVRTC_INCLUDE_DIR="$nvrtc_inc" \
+  CFLAGS="$sanflags" LDFLAGS="$sanflags" > "$tmp/nvrtc_make.log" 2>&1 ||
+  { cat "$tmp/nvrtc_make.log"; fail "NVRTC make"; }
+for p in "$tmp/nvrtc_cmake_build/app_nvrtc_shared" "$tmp/nvrtc_make_src/app_nvrtc_shared"; do
+  grep -q 'NEEDED.*\[libcudyn_nvrtc\.so\.[0-9]*\]' <<<"$(readelf -d "$p")" ||
+    fail "$p does not need libcudyn_nvrtc.so.<major>"
+  grep -q 'NEEDED.*\[libnvrtc' <<<"$(readelf -d "$p")" && fail "$p needs a real libnvrtc"
+done
+for p in "$tmp/nvrtc_cmake_build/app_nvrtc_static" "$tmp/nvrtc_make_src/app_nvrtc_static"; do
+  grep -q 'NEEDED.*libcudyn\|NEEDED.*libnvrtc' <<<"$(readelf -d "$p")" &&
+    fail "$p needs a cudyn or NVRTC shared library but was linked statically"
+  grep -q ' T nvrtcCompileProgram$' <<<"$(nm "$p")" || fail "$p does not contain cudyn's nvrtcCompileProgram"
+done
+nvrtc_dirs="$(dirname "$nvrtc125"):$(dirname "$nvrtc118")"
+for p in "$tmp/nvrtc_cmake_build/app_nvrtc_shared" "$tmp/nvrtc_cmake_build/app_nvrtc_static" \
+  "$tmp/nvrtc_make_src/app_nvrtc_shared" "$tmp/nvrtc_make_src/app_nvrtc_static"; do
+  # The real 535 (CUDA 12.2, JITs PTX up to 8.2): the newest NVRTC whose PTX it loads is 11.8.
+  expect_env "$p" "NVRTC 12.5 and 11.8 offered, real 535 driver" 0 LD_LIBRARY_PATH="$nvrtc_dirs" \
+    CUDYN_DRIVER_PATH="$real535" -- "nvrtcVersion: rc=0 version=11.8" "nvrtcCompileProgram: rc=0" \
+    "ptx_version=7.8"
+  # No driver: nothing to refuse; the NVRTC named (else the newest found, the toolkit's here).
+  expect_env "$p" "NVRTC 12.5 named, no driver" 0 CUDYN_NVRTC_PATH="$nvrtc125" \
+    CUDYN_DRIVER_PATH="$tmp/nonexistent/libcuda.so.1" -- "nvrtcVersion: rc=0 version=12.5" \
+    "nvrtcCompileProgram: rc=0" "ptx_version=8.5"
+done
 
 # No driver at all: the programs report 303 instead of crashing.
 out=$(CUDYN_DRIVER_PATH=$tmp/nonexistent/libcuda.so.1 "$tmp/make_src/app_static" 2>/dev/null) && fail "app_static succeeded with no driver"

@@ -49,6 +49,7 @@ expected=$(sort <<EOF2
 ./usr/lib/cmake/cudyn/cudynConfigVersion.cmake
 ./usr/lib/cudyn/cudart/libcudart.so.13
 ./usr/lib/cudyn/libcuda.so.1 -> ../libcudyn_cuda.so.$version
+./usr/lib/cudyn/nvrtc/libnvrtc.so.13
 ./usr/lib/libcudyn_cuda.a
 ./usr/lib/libcudyn_cuda.so -> libcudyn_cuda.so.$major
 ./usr/lib/libcudyn_cuda.so.$major -> libcudyn_cuda.so.$version
@@ -57,10 +58,16 @@ expected=$(sort <<EOF2
 ./usr/lib/libcudyn_cudart.so -> libcudyn_cudart.so.$major
 ./usr/lib/libcudyn_cudart.so.$major -> libcudyn_cudart.so.$version
 ./usr/lib/libcudyn_cudart.so.$version
+./usr/lib/libcudyn_nvrtc.a
+./usr/lib/libcudyn_nvrtc.so -> libcudyn_nvrtc.so.$major
+./usr/lib/libcudyn_nvrtc.so.$major -> libcudyn_nvrtc.so.$version
+./usr/lib/libcudyn_nvrtc.so.$version
 ./usr/lib/pkgconfig/cudyn-cuda-static.pc
 ./usr/lib/pkgconfig/cudyn-cuda.pc
 ./usr/lib/pkgconfig/cudyn-cudart-static.pc
 ./usr/lib/pkgconfig/cudyn-cudart.pc
+./usr/lib/pkgconfig/cudyn-nvrtc-static.pc
+./usr/lib/pkgconfig/cudyn-nvrtc.pc
 ./usr/share/doc/cudyn/README.md
 EOF2
 )
@@ -72,7 +79,7 @@ else
 fi
 # Never shadow the real driver or runtime: the only libcuda* / libcudart* are in the private drop-in
 # directories, which the dynamic linker does not search.
-shadow=$(cd "$root" && find . \( -name 'libcuda.so*' -o -name 'libcudart.so*' \) ! -path './usr/lib/cudyn/*')
+shadow=$(cd "$root" && find . \( -name 'libcuda.so*' -o -name 'libcudart.so*' -o -name 'libnvrtc.so*' \) ! -path './usr/lib/cudyn/*')
 [[ -z $shadow ]] || fail "a libcuda.so* or libcudart.so* outside usr/lib/cudyn: $shadow"
 [[ $(dpkg-deb -c "$deb" | awk '{print $2}' | sort -u) == "root/root" ]] || fail "files not owned by root/root"
 

@@ -44,10 +44,8 @@ constexpr RealNvrtc kRealNvrtcs[] = {
 
 std::string Dir(const std::string& path) { return path.substr(0, path.rfind('/')); }
 
-std::string Nvrtc13() {
-  const char* cp = std::getenv("CUDA_PATH");
-  return std::string(cp && *cp ? cp : "/usr/local/cuda-13.0") + "/lib64/libnvrtc.so.13";
-}
+// The toolkit @cuda was configured from (as nvrtc_program_direct is linked against).
+std::string Nvrtc13() { return std::string(CUDYN_TEST_CUDA_ROOT) + "/lib64/libnvrtc.so.13"; }
 
 // Every NVRTC's directory, newest first (12.5 before 12.4, 11.8 before 11.2).
 std::vector<std::string> NvrtcDirs() {

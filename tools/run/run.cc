@@ -2,7 +2,8 @@
 // --runtime, as its libcudart.so.13).
 //
 //   cudyn run [--max-cuda-version V] [--emulate-driver] [--driver PATH]
-//             [--per-thread-default-stream] [--cudart] [--runtime PATH] -- PROGRAM ARGS...
+//             [--per-thread-default-stream] [--cudart] [--runtime PATH] [--nvrtc]
+//             -- PROGRAM ARGS...
 //
 // The drop-in directory (a directory holding cudyn's shared drop-in as libcuda.so.1) goes first on
 // LD_LIBRARY_PATH; the options become CUDYN_MAX_CUDA_VERSION / CUDYN_CLAMP_MODE / CUDYN_DRIVER_PATH /
@@ -22,6 +23,11 @@
 // LD_PRELOAD: the dynamic linker then answers every later request for libcudart.so.13 with it, and
 // its mapped name contains "libcudart.so" (torch/__init__.py preloads its own runtime only when no
 // mapped file name does).
+//
+// --nvrtc does the same for NVRTC: the NVRTC drop-in directory (DROPIN/nvrtc, cudyn's NVRTC
+// drop-in under SONAME libnvrtc.so.13) goes first on LD_LIBRARY_PATH and the drop-in is preloaded,
+// so a program linked against libnvrtc.so.13 gets the NVRTC cudyn picks inside the program: the
+// newest whose PTX the driver (CUDYN_DRIVER_PATH, handed on as above, and the clamp) can load.
 //
 // Exit status of cudyn itself: 125 (usage, bad option, unusable --driver, setuid), 126 (PROGRAM
 // cannot be executed), 127 (PROGRAM not found) -- as env(1), timeout(1) and docker run do.
@@ -52,6 +58,9 @@ constexpr const char* kDropinName = "libcuda.so.1";
 // The runtime drop-in: in DROPIN/cudart, under the 13.0 runtime's name (the API it serves).
 constexpr const char* kCudartDropinSubdir = "/cudart";
 constexpr const char* kCudartDropinName = "libcudart.so.13";
+// The NVRTC drop-in: in DROPIN/nvrtc, under the 13.0 NVRTC's name (the nvrtc.h API it serves).
+constexpr const char* kNvrtcDropinSubdir = "/nvrtc";
+constexpr const char* kNvrtcDropinName = "libnvrtc.so.13";
 
 void Usage(FILE* out) {
   fprintf(out,
@@ -82,6 +91,9 @@ void Usage(FILE* out) {
           "                                cudyn's runtime drop-in is preloaded (LD_PRELOAD)\n"
           "  --runtime PATH                the real CUDA runtime to use (CUDYN_CUDART_PATH); implies\n"
           "                                --cudart; default: the one cudyn's loader picks\n"
+          "  --nvrtc                       also be the program's libnvrtc.so.13: the NVRTC whose\n"
+          "                                PTX this driver (and clamp) loads serves it; cudyn's\n"
+          "                                NVRTC drop-in is preloaded (LD_PRELOAD)\n"
           "\n"
           "exit status: PROGRAM's own; 125 for an error of cudyn run, 126 if PROGRAM cannot be\n"
           "executed, 127 if it is not found.\n");
@@ -184,6 +196,7 @@ int main(int argc, char** argv) {
   bool per_thread = false;
   bool emulate = false;
   bool cudart = false;
+  bool nvrtc = false;
   std::string runtime;
   std::string dropin_option;
   int i = 2;
@@ -222,6 +235,8 @@ int main(int argc, char** argv) {
       cudart = true;
     } else if (arg == "--cudart") {
       cudart = true;
+    } else if (arg == "--nvrtc") {
+      nvrtc = true;
     } else if (arg == "--per-thread-default-stream") {
       per_thread = true;
     } else if (arg == "--emulate-driver") {
@@ -327,6 +342,16 @@ int main(int argc, char** argv) {
     }
   }
 
+  // NVRTC (--nvrtc): chosen inside the program by cudyn's NVRTC loader for the driver handed on.
+  std::string nvrtc_dir;
+  if (nvrtc) {
+    nvrtc_dir = dropin + kNvrtcDropinSubdir;
+    if (!IsFile(nvrtc_dir + "/" + kNvrtcDropinName)) {
+      Fail("cudyn's NVRTC drop-in " + nvrtc_dir + "/" + kNvrtcDropinName +
+           " was not found (--nvrtc needs the install tree's lib/cudyn/nvrtc)");
+    }
+  }
+
   if (user_log) {
     SetEnv("CUDYN_LOG", *user_log);
   } else {
@@ -334,7 +359,8 @@ int main(int argc, char** argv) {
   }
 
   const char* old_path = getenv("LD_LIBRARY_PATH");
-  const std::string first = cudart ? cudart_dir + ":" + dropin : dropin;
+  std::string first = cudart ? cudart_dir + ":" + dropin : dropin;
+  if (nvrtc) first = nvrtc_dir + ":" + first;
   SetEnv("LD_LIBRARY_PATH", (old_path != nullptr && *old_path != '\0')
                                 ? first + ":" + old_path
                                 : first);
@@ -343,6 +369,17 @@ int main(int argc, char** argv) {
     const std::string preload = cudart_dir + "/" + kCudartDropinName;
     if (preload.find_first_of(": ") != std::string::npos) {
       Fail("cannot preload cudyn's runtime drop-in " + preload +
+           ": LD_PRELOAD cannot hold a path with ':' or ' ' (install cudyn elsewhere)");
+    }
+    const char* old_preload = getenv("LD_PRELOAD");
+    SetEnv("LD_PRELOAD", (old_preload != nullptr && *old_preload != '\0')
+                             ? preload + ":" + old_preload
+                             : preload);
+  }
+  if (nvrtc) {
+    const std::string preload = nvrtc_dir + "/" + kNvrtcDropinName;
+    if (preload.find_first_of(": ") != std::string::npos) {
+      Fail("cannot preload cudyn's NVRTC drop-in " + preload +
            ": LD_PRELOAD cannot hold a path with ':' or ' ' (install cudyn elsewhere)");
     }
     const char* old_preload = getenv("LD_PRELOAD");
