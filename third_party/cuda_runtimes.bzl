@@ -46,6 +46,23 @@ NVRTC_BUILTINS = {
     "12.5": ("libnvrtc-builtins12.5", "12.5.40~12.5.0-2+b1", "experimental", "libnvrtc-builtins.so.12.5"),
 }
 
+# The real cuBLAS libraries (libcublas) and the libcublasLt of the same major each needs (by bare
+# name, DT_NEEDED; no RUNPATH), in the same form: version (of the CUDA release) -> (package, exact
+# Debian version, suite, SONAME). Both end up in <cache>/cublas/<version>/. cuBLAS 11 and 12 also
+# need the libcudart of their major (DT_NEEDED libcudart.so.11.0 / libcudart.so.12): CUDA_RUNTIMES
+# has them. The 13.0 cuBLAS is not here: it comes with the CUDA 13.0 toolkit
+# (/usr/local/cuda-13.0/lib64/libcublas.so.13, libcublasLt.so.13).
+CUBLAS_LIBRARIES = {
+    "11.8": ("libcublas11", "11.11.3.6~11.8.0-5~deb12u1", "bookworm", "libcublas.so.11"),
+    "12.4": ("libcublas12", "12.4.5.8~12.4.1-2", "trixie", "libcublas.so.12"),
+    "12.5": ("libcublas12", "12.5.2.13~12.5.0-2+b1", "experimental", "libcublas.so.12"),
+}
+CUBLAS_LT = {
+    "11.8": ("libcublaslt11", "11.11.3.6~11.8.0-5~deb12u1", "bookworm", "libcublasLt.so.11"),
+    "12.4": ("libcublaslt12", "12.4.5.8~12.4.1-2", "trixie", "libcublasLt.so.12"),
+    "12.5": ("libcublaslt12", "12.5.2.13~12.5.0-2+b1", "experimental", "libcublasLt.so.12"),
+}
+
 # Versions, oldest first.
 CUDA_RUNTIME_VERSIONS = [v for v in CUDA_RUNTIMES]
 
@@ -70,3 +87,15 @@ def nvrtc_path(version):
     return "cuda_nvrtc/%s/%s" % (version, NVRTC_LIBRARIES[version][3])
 
 NVRTC_LABELS = [nvrtc_label(v) for v in NVRTC_VERSIONS]
+
+CUBLAS_VERSIONS = [v for v in CUBLAS_LIBRARIES]
+
+def cublas_label(version):
+    """The filegroup holding one cuBLAS and its libcublasLt (files named by their SONAMEs)."""
+    return "@cuda_cublas//:cublas_" + version
+
+def cublas_path(version):
+    """The runfiles path of one cuBLAS library."""
+    return "cuda_cublas/%s/%s" % (version, CUBLAS_LIBRARIES[version][3])
+
+CUBLAS_LABELS = [cublas_label(v) for v in CUBLAS_VERSIONS]

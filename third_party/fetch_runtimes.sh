@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fetch_runtimes.sh — the real CUDA libraries of third_party/cuda_runtimes.bzl (runtimes, NVRTC and
-# its builtins) and the runtime headers of CUDA_RUNTIME_HEADERS into the deps cache.
+# its builtins, cuBLAS and its libcublasLt) and the runtime headers of CUDA_RUNTIME_HEADERS into the deps cache.
 #
 #   third_party/fetch_runtimes.sh           download (if missing) and extract every library and header set
 #   third_party/fetch_runtimes.sh --check   only verify the cache; exit 1 if incomplete
@@ -13,7 +13,8 @@
 #   <cache>/<dir>/<version>/<soname>         (the library file itself, named by its SONAME)
 #   <cache>/.stamps/<prefix>_<version>       (package=version it was extracted from)
 # i.e. <cache>/cudart/<version>/ for CUDA_RUNTIMES and <cache>/nvrtc/<version>/ for NVRTC_LIBRARIES
-# and NVRTC_BUILTINS (one directory: NVRTC dlopens its builtins from its own directory);
+# and NVRTC_BUILTINS (one directory: NVRTC dlopens its builtins from its own directory), and
+# <cache>/cublas/<version>/ for CUBLAS_LIBRARIES and CUBLAS_LT (libcublas needs its libcublasLt);
 # and each header set (CUDA_RUNTIME_HEADERS: nvidia-cuda-dev, ./usr/include only) as
 #   <cache>/cuda-<version>/usr/include       (cuda_runtime_api.h must say CUDART_VERSION of <version>)
 #   <cache>/.stamps/cuda-<version>           (package=version)
@@ -38,6 +39,8 @@ readonly LIBRARY_LISTS=(
   "CUDA_RUNTIMES|cudart|cudart"
   "NVRTC_LIBRARIES|nvrtc|nvrtc"
   "NVRTC_BUILTINS|nvrtc|nvrtc-builtins"
+  "CUBLAS_LIBRARIES|cublas|cublas"
+  "CUBLAS_LT|cublas|cublaslt"
 )
 
 # Entries of every list, as dir|stamp|version|package|debversion|suite|soname. Lines such as

@@ -33,6 +33,7 @@ int RunBinary(const Args& args, std::ostream& out, std::ostream& err);
 int RunDrivers(const Args& args, std::ostream& out, std::ostream& err);
 int RunRuntimes(const Args& args, std::ostream& out, std::ostream& err);
 int RunNvrtc(const Args& args, std::ostream& out, std::ostream& err);
+int RunCublas(const Args& args, std::ostream& out, std::ostream& err);
 
 // Shared by the driver-opening subcommands: parses --driver (made absolute) /
 // --max-cuda-version / --search-root; prints the usage error and returns false when bad.

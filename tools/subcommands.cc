@@ -168,6 +168,25 @@ exit: 0 an NVRTC this driver can use is picked, 1 none, 2 usage, 3 no usable
 driver.
 )HELP";
 
+constexpr char kCublasHelp[] = R"HELP(usage: cudyn-check cublas [--driver PATH] [--max-cuda-version V] [--json]
+
+Lists the cuBLAS libraries (libcublas.so.13, .12, .11) where cudyn's cuBLAS
+loader looks, in its order (the runtime's places; wheel layouts nvidia/cu13/lib
+and nvidia/cublas/lib), and what the loader made of each for the driver in
+front: its version, the CUDA runtime it was built with, the oldest driver that
+runs it (a cuBLAS of major M needs a CUDA M.0+ driver), and the one it takes:
+the newest cuBLAS whose major the driver runs (CUDYN_CUBLAS_PATH, when set, is
+taken as it is).
+
+options:
+  --driver PATH           judge against this libcuda (made absolute)
+  --max-cuda-version V    clamp the driver's version (11040 or 11.4)
+  --json                  machine-readable output
+
+exit: 0 a cuBLAS this driver runs is picked, 1 none, 2 usage, 3 no usable
+driver.
+)HELP";
+
 constexpr char kHelpHelp[] = "usage: cudyn-check help [SUBCOMMAND]\n";
 
 // The overview help around the list of subcommands (OverviewHelp).
@@ -215,6 +234,10 @@ const std::vector<Subcommand>& Subcommands() {
        "the NVRTC libraries cudyn tries and the one whose PTX this driver loads",
        {"--driver", "--max-cuda-version"},
        {}, Positionals::kNone, RunNvrtc, kNvrtcHelp},
+      {"cublas",
+       "the cuBLAS libraries cudyn tries and the one whose CUDA major this driver runs",
+       {"--driver", "--max-cuda-version"},
+       {}, Positionals::kNone, RunCublas, kCublasHelp},
       {"help", "help for a subcommand (or use SUBCOMMAND --help)",
        {},
        {}, Positionals::kTopic, RunHelp, kHelpHelp},

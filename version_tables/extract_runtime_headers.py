@@ -30,7 +30,7 @@ under inputs/runtime_headers/.
 With --library NAME it reads another library's header by the same rules, as LIBRARY_HEADERS
 describes it (the header, the symbol prefix, whether declarations say `extern`), and writes only
   decls           {"default": symbol -> {"ret", "params"}}
-(inputs/nvrtc_headers/nvrtc-<v>.json for NVRTC; generate_runtime.py --library reads them).
+(inputs/nvrtc_headers/nvrtc-<v>.json for NVRTC, inputs/cublas_headers/cublas-<v>.json for cuBLAS; generate_runtime.py --library reads them).
 
 Usage: extract_runtime_headers.py [--library NAME] INCLUDE_DIR OUT.json
 """
@@ -67,6 +67,7 @@ DECL_RE = decl_re("cuda", True)
 # Their headers are read in C mode (their C++-only parts, such as nvrtc.h's templates, drop out).
 LIBRARY_HEADERS = {
     "nvrtc": ("nvrtc.h", "nvrtc", False),
+    "cublas": ("cublas_v2.h", "cublas", False),
 }
 MAP_RE = re.compile(r"^@@MAP\s+(\d+)\s+(\S+)\s*$", re.M)
 QUALIFIERS = {"const", "volatile", "struct", "enum", "union", "restrict", "__restrict"}
@@ -449,7 +450,13 @@ def extract_library(include_dir, library):
         src = os.path.join(tmp, "t.c")
         with open(src, "w") as f:
             f.write("#include <%s>\n" % header)
-        text = subprocess.run(["gcc", "-E", "-P", "-I", include_dir, src], check=True,
+        # Debian's nvidia-cuda-dev ships cuda_fp16.h (which cublas_api.h includes) without the
+        # libcu++ <nv/target> it includes (another package); no declaration read here depends on it,
+        # so an empty one is searched after the real include directories.
+        os.makedirs(os.path.join(tmp, "fallback", "nv"))
+        open(os.path.join(tmp, "fallback", "nv", "target"), "w").close()
+        text = subprocess.run(["gcc", "-E", "-P", "-I", include_dir, "-idirafter",
+                               os.path.join(tmp, "fallback"), src], check=True,
                               capture_output=True, text=True).stdout
     return {"decls": {"default": declarations(text, decl_re(prefix, extern), include_dir)}}
 

@@ -37,7 +37,7 @@ With no candidate: the adapter of cudart_adapters.tsv where the row lists the fa
 adapter for the 12.0-12.3 minors that lack them: the facts start at 12.4); on 10/11 that is an
 error.
 
-Other libraries (--library NAME, described in LIBRARIES below: NVRTC) have no families and no
+Other libraries (--library NAME, described in LIBRARIES below: NVRTC, cuBLAS) have no families and no
 adapters: one rule per entry and real version. Entries: every <prefix>* function the newest version
 exports and its header declares. For entry S and version V the candidates are the names base(S)
 [_vN], highest N first, that V exports and V's header declares with S's return and parameter types
@@ -94,6 +94,10 @@ LIBRARIES = {
               "macro": "CUDYN_NVRTC", "count": "kNvrtcEntryCount",
               "title": "NVRTC (libnvrtc): one row per nvrtc* function the 13.0 NVRTC exports and "
                        "the 13.0 nvrtc.h declares"},
+    "cublas": {"prefix": "cublas", "versions": ["11.8", "12.4", "12.5", "13.0"],
+               "macro": "CUDYN_CUBLAS", "count": "kCublasEntryCount",
+               "title": "cuBLAS (libcublas): one row per cublas* function the 13.0 cuBLAS exports and "
+                        "the 13.0 cublas_v2.h declares"},
 }
 
 
