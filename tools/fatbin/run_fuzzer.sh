@@ -17,8 +17,15 @@ root="$(cd "$here/../.." && pwd)"
 CLANGXX="${CLANGXX:-clang++-14}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/fatbin_fuzzer.XXXXXX")"
 
+# loader/kernel_rule.cc (the fatbin entry decoding the reader shares with the loader) includes the
+# PTX ISA and GPU arch facts version_tables generates at build time.
+BAZEL="${BAZEL:-bazel}"
+(cd "$root" && "$BAZEL" build //version_tables:ptx_isa_inc //version_tables:gpu_arch_inc >&2)
+bin="$(cd "$root" && "$BAZEL" info bazel-bin 2>/dev/null)"
+
 source "$root/tests/fuzz/libfuzzer.sh"
-libfuzzer_build "$work/fatbin_fuzzer" -I"$root" "$here/fatbin_fuzzer.cc" "$here/fatbin_reader.cc" "$root/tools/layers/runtime_layer.cc" "$root/loader/cudart_family.cc" \
+libfuzzer_build "$work/fatbin_fuzzer" -I"$root" -I"$bin" "$here/fatbin_fuzzer.cc" "$here/fatbin_reader.cc" \
+  "$root/tools/layers/runtime_layer.cc" "$root/loader/cudart_family.cc" "$root/loader/kernel_rule.cc" \
   "$root/tools/elf/elf_reader.cc" -llz4 -lzstd
 
 seeds="$work/seeds"
