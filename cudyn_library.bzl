@@ -11,6 +11,14 @@ EMBED_COPTS = [
     "-fvisibility-inlines-hidden",
 ]
 
+# Link options for an executable that tests start many times (cudyn-check, the probes): non-PIE in
+# the ASan/UBSan builds, where relocating UBSan's per-check data dominated each start (.bazelrc,
+# non_pie_executables). Only for executables: -no-pie on a shared library's link drops -shared.
+SPAWNED_BINARY_LINKOPTS = select({
+    "//:non_pie_executables": ["-no-pie"],
+    "//conditions:default": [],
+})
+
 def _embed_label(label):
     """//loader:cudyn -> //loader:cudyn_embed, :api_table -> :api_table_embed."""
     if ":" in label:

@@ -34,3 +34,34 @@ def per_driver_tests(name_format, lib, drivers, env_var, linkstatic = False):
             ],
             env = {env_var: value},
         )
+
+def shared_binary_tests(binary, srcs, deps, cases, linkopts = []):
+    """One test binary compiled and linked once, run by one sh_test per case.
+
+    For tests that differ only in their arguments, data and environment (a driver, a clamp): a
+    cc_test per case compiled and linked the same source once per case, in every configuration.
+
+    Args:
+      binary: name of the testonly cc_binary.
+      srcs: its sources (with a gtest main or the "@gtest//:gtest_main" dep).
+      deps: its deps.
+      cases: dict test name -> dict(args = [...], data = [...], env = {...}); args follow the
+        binary on its command line (make variables expanded as in any test's args).
+      linkopts: the binary's linkopts.
+    """
+    native.cc_binary(
+        name = binary,
+        testonly = True,
+        srcs = srcs,
+        linkopts = linkopts,
+        deps = deps,
+    )
+    for name, case in cases.items():
+        native.sh_test(
+            name = name,
+            size = "small",
+            srcs = ["//tests:run_test_binary.sh"],
+            args = ["$(location :%s)" % binary] + case.get("args", []),
+            data = [":" + binary] + case.get("data", []),
+            env = case.get("env", {}),
+        )

@@ -1,11 +1,13 @@
 // Replays inputs through LLVMFuzzerTestOneInput without libFuzzer, so Bazel (gcc, and the
 // sanitizer configs) builds and exercises the fuzz targets:
-//   <target>_smoke FILE...
-// Each file runs as is, then 2000 deterministic mutations of it (bytes flipped, inserted, cut;
+//   <target>_smoke [--mutations=N] FILE...
+// Each file runs as is, then N (default 2000) deterministic mutations of it (bytes flipped, inserted, cut;
 // lines swapped between files), the cheap version of what the fuzzer does. Also reproduces a
 // crash-* file from run_fuzzer.sh under a debugger (then only that file matters).
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <vector>
@@ -59,8 +61,19 @@ std::vector<uint8_t> Mutate(std::vector<uint8_t> in, const std::vector<std::vect
 }  // namespace
 
 int main(int argc, char** argv) {
+  long mutations = 2000;
+  int first = 1;
+  if (argc > 1 && std::strncmp(argv[1], "--mutations=", 12) == 0) {
+    char* end = nullptr;
+    mutations = std::strtol(argv[1] + 12, &end, 10);
+    if (end == argv[1] + 12 || *end != '\0' || mutations < 0) {
+      std::fprintf(stderr, "bad %s (want --mutations=N, N >= 0)\n", argv[1]);
+      return 2;
+    }
+    first = 2;
+  }
   std::vector<std::vector<uint8_t>> inputs;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = first; i < argc; ++i) {
     std::ifstream in(argv[i], std::ios::binary);
     if (!in) {
       std::fprintf(stderr, "cannot read %s\n", argv[i]);
@@ -71,11 +84,12 @@ int main(int argc, char** argv) {
   if (inputs.empty()) inputs.emplace_back();
   for (size_t i = 0; i < inputs.size(); ++i) {
     LLVMFuzzerTestOneInput(inputs[i].data(), inputs[i].size());
-    for (int m = 0; m < 2000; ++m) {
+    for (long m = 0; m < mutations; ++m) {
       std::vector<uint8_t> mutated = Mutate(inputs[i], inputs);
       LLVMFuzzerTestOneInput(mutated.data(), mutated.size());
     }
-    std::printf("ok %s\n", i + 1 < static_cast<size_t>(argc) ? argv[i + 1] : "(empty)");
+    std::printf("ok %s\n",
+                first + i < static_cast<size_t>(argc) ? argv[first + i] : "(empty)");
   }
   return 0;
 }

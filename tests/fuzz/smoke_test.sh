@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a fuzz target's smoke binary (fuzz_smoke_main.cc) over its seeds.
-#   smoke_test.sh SMOKE_BINARY DRIVER|- SEED...
+#   smoke_test.sh SMOKE_BINARY DRIVER|- [--mutations=N] SEED...
 # DRIVER: the fake driver CUDYN_DRIVER_PATH names for the run ("-": none). The loader's log
 # output (the env target logs every rejected value) goes to a file, shown on failure.
 set -euo pipefail
@@ -19,4 +19,8 @@ if ((rc != 0)); then
   tail -n 40 "$log" >&2
   exit 1
 fi
-echo "PASS: $# seeds, each with 2000 mutations"
+if [[ ${1:-} == --mutations=* ]]; then
+  echo "PASS: $(($# - 1)) seeds, each with ${1#--mutations=} mutations"
+else
+  echo "PASS: $# seeds, each with 2000 mutations"
+fi
