@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "loader/cudart.h"
 #include "tests/fake_runtime/fake_runtime_control.h"
+#include "tests/util/file_bytes.h"
 #include "tests/util/runfiles.h"
 
 namespace cudyn {
@@ -202,8 +203,7 @@ TEST(CudartChoice, BadExplicitPathsAreClearErrors) {
   // is not a runtime (this test's own libc).
   std::string truncated = tmp + "/libcudart.so.12";
   {
-    std::ifstream in(FakePath("12.4"), std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string bytes = cudyn::testing::ReadFileBytes(FakePath("12.4"));
     std::ofstream(truncated, std::ios::binary).write(bytes.data(), 3000);
   }
   std::string text = tmp + "/libcudart.so.13";
@@ -211,8 +211,7 @@ TEST(CudartChoice, BadExplicitPathsAreClearErrors) {
   // A whole runtime for another architecture: e_machine (offset 18) says AArch64 (183).
   std::string foreign = tmp + "/aarch64/libcudart.so.12";
   {
-    std::ifstream in(FakePath("12.4"), std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string bytes = cudyn::testing::ReadFileBytes(FakePath("12.4"));
     bytes[18] = static_cast<char>(183);
     bytes[19] = 0;
     mkdir((tmp + "/aarch64").c_str(), 0755);

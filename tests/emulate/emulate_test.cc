@@ -24,6 +24,7 @@
 #include "loader/kernel_rule.h"
 #include "tests/fake_driver/fake_driver.h"
 #include "tests/fake_driver/fake_versions.h"
+#include "tests/util/file_bytes.h"
 #include "tools/fatbin/fatbin_reader.h"
 #include "tools/layers/kernel_layer.h"
 #include "tools/layers/verdict.h"
@@ -250,9 +251,9 @@ TEST(ClampMode, Environment) {
 // ---- module loads on a fake driver ------------------------------------------------------------
 
 std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << path;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::string bytes;
+  EXPECT_TRUE(cudyn::testing::ReadFileBytes(path, &bytes)) << path;
+  return bytes;
 }
 
 std::string Image(const std::string& name) { return "tests/emulate/nvcc/" + name; }

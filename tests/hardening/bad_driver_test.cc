@@ -22,6 +22,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/util/file_bytes.h"
 #include "tests/util/runfiles.h"
 #include "version_tables/api_table.h"
 
@@ -139,10 +140,7 @@ std::string BadDriver(const std::string& name) {
 std::string Driver535() { return testing::Runfile("nvidia_drivers/535/libcuda.so.1"); }
 std::string ToolkitStub() { return testing::Runfile("cuda/stubs/libcuda.so"); }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+std::string ReadAll(const std::string& path) { return cudyn::testing::ReadFileBytes(path); }
 
 void WriteAll(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

@@ -1,5 +1,6 @@
 // Tests of the ld.so search rules: the cache parser against the real /etc/ld.so.cache and
 // `ldconfig -p`, the search order on a fake file system, and whole lookups against `ldd`.
+#include "tests/util/file_bytes.h"
 #include "tools/deps/library_search.h"
 
 #include <unistd.h>
@@ -32,10 +33,7 @@ std::string Output(const std::string& command) {
   return out;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+std::string ReadFile(const std::string& path) { return cudyn::testing::ReadFileBytes(path); }
 
 const uint8_t* Bytes(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 

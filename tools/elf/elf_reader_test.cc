@@ -9,6 +9,7 @@
 //
 // Expected values come from the sources in testdata/ and, where binutils is installed, from
 // `nm -D` and `readelf -d` run on the very same files.
+#include "tests/util/file_bytes.h"
 #include "tools/elf/elf_reader.h"
 
 #include <elf.h>
@@ -67,10 +68,7 @@ bool FileExists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-Bytes ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+Bytes ReadBytes(const std::string& path) { return cudyn::testing::ReadFileBytes<Bytes>(path); }
 
 void WriteBytes(const std::string& path, const Bytes& b) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

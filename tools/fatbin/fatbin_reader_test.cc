@@ -2,6 +2,7 @@
 // (//tools/fatbin:nvcc_programs) and the toolkit's own libraries. Expected facts come from the nvcc
 // options, not from the reader's output.
 #include "tools/fatbin/fatbin_reader.h"
+#include "tests/util/file_bytes.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -28,9 +29,7 @@ std::string CudaLib(const std::string& name) {
 }
 
 std::vector<uint8_t> Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
+  return cudyn::testing::ReadFileBytes<std::vector<uint8_t>>(path);
 }
 
 FatbinInfo MustRead(const std::string& path) {

@@ -2,6 +2,7 @@
 // testdata/make_zips.py). Expected member bytes come from the rules the script writes them by
 // (Pattern, MemberBytes below), never from the reader's output.
 #include "tools/zip/zip_reader.h"
+#include "tests/util/file_bytes.h"
 
 #include <gtest/gtest.h>
 
@@ -40,9 +41,9 @@ const char kStoredText[] = "stored member of a wheel\n";
 constexpr size_t kPrefixSize = 47 + 512;
 
 Bytes Slurp(const std::string& name) {
-  std::ifstream in("tools/zip/zips/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << name;
-  return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Bytes bytes;
+  EXPECT_TRUE(cudyn::testing::ReadFileBytes("tools/zip/zips/" + name, &bytes)) << name;
+  return bytes;
 }
 
 std::vector<ZipEntry> MustRead(const Bytes& zip) {
