@@ -228,7 +228,8 @@ main() {
     -//stubs:libcudyn_nvrtc.so -//stubs:dropin_nvrtc/libnvrtc.so.13 -//stubs:nvrtc_trampolines \
     -//stubs:nvrtc_trampoline_asm_test -//stubs:nvrtc_shipped_deps_test \
     -//stubs:cudyn_cublas -//stubs:cudyn_cublas_impl -//stubs:cudyn_cublas_embed \
-    -//stubs:libcudyn_cublas.so -//stubs:cublas_trampolines -//stubs:cublas_trampoline_asm_test \
+    -//stubs:libcudyn_cublas.so -//stubs:dropin_cublas/libcublas.so.13 -//stubs:cublas_trampolines \
+    -//stubs:cublas_trampoline_asm_test \
     -//stubs:cublas_shipped_deps_test
   finish
 }

@@ -2,8 +2,9 @@
 # make_deb.sh OUT.deb TREE.tar.gz VERSION MAINTAINER
 # The install tree (//dist:tarball) under /usr as a Debian package. Layout: /usr/lib (not the
 # multiarch directory) so the tree is byte-for-byte the tarball's; the drop-in directory
-# /usr/lib/cudyn (and its cudart/) is not on the dynamic linker's search path, so the package never
-# shadows the system's real libcuda.so.1 or libcudart.so.13.
+# /usr/lib/cudyn (and its cudart/, nvrtc/, cublas/) is not on the dynamic linker's search path, so
+# the package never shadows the system's real libcuda.so.1, libcudart.so.13, libnvrtc.so.13 or
+# libcublas.so.13.
 set -euo pipefail
 out=$1 tarball=$2 version=$3 maintainer=$4
 stage=$(mktemp -d)
@@ -21,13 +22,15 @@ Depends: libc6, libstdc++6
 Section: libs
 Priority: optional
 Description: run one CUDA binary on every NVIDIA driver (CUDA 10.0 to 13.x)
- cudyn replaces -lcuda and -lcudart: it loads the real NVIDIA driver (and a
- CUDA runtime 11.x-13.x the driver supports) at run time and binds every
- entry point to the ABI variant that library has, with adapters where it
- lacks one. Ships libcudyn_cuda and libcudyn_cudart (shared and static),
- headers, pkg-config and CMake files, cudyn-check and "cudyn run". The drop-in
- directories /usr/lib/cudyn (libcuda.so.1) and /usr/lib/cudyn/cudart
- (libcudart.so.13) are private: used only by "cudyn run" or an explicit
+ cudyn replaces -lcuda, -lcudart, -lnvrtc and -lcublas: it loads the real
+ NVIDIA driver (and a CUDA runtime, NVRTC or cuBLAS the driver supports) at
+ run time and binds every entry point to the ABI variant that library has,
+ with adapters where it lacks one. Ships libcudyn_cuda, libcudyn_cudart,
+ libcudyn_nvrtc and libcudyn_cublas (shared and static), headers, pkg-config
+ and CMake files, cudyn-check and "cudyn run". The drop-in directories
+ /usr/lib/cudyn (libcuda.so.1), /usr/lib/cudyn/cudart (libcudart.so.13),
+ /usr/lib/cudyn/nvrtc (libnvrtc.so.13) and /usr/lib/cudyn/cublas
+ (libcublas.so.13) are private: used only by "cudyn run" or an explicit
  LD_LIBRARY_PATH.
 CONTROL
 echo "activate-noawait ldconfig" > "$stage/DEBIAN/triggers"

@@ -1,13 +1,14 @@
 // Run by setuid_test.sh, once plainly and once installed setuid (owner nobody) and started by
 // root, so that the kernel sets AT_SECURE. Opens the process-wide driver and runtime exactly as the
 // drop-in stubs do (DefaultDriver, DefaultRuntime: environment honoured) and prints what it saw as
-// key=value lines (the runtime's prefixed runtime_, NVRTC's nvrtc_).
+// key=value lines (the runtime's prefixed runtime_, NVRTC's nvrtc_, cuBLAS's cublas_).
 #include <sys/auxv.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <string>
 
+#include "loader/cublas.h"
 #include "loader/cudart.h"
 #include "loader/cudyn.h"
 #include "loader/nvrtc.h"
@@ -50,5 +51,14 @@ int main() {
     std::printf("nvrtc_rejection=%s\n", cudyn::NvrtcRejectionName(c.rejection));
   }
   for (const std::string& w : nvrtc.warnings()) std::printf("nvrtc_warning=%s\n", w.c_str());
+  cudyn::Cublas& cublas = cudyn::DefaultCublas();
+  std::printf("cublas_path=%s\n", cublas.path().c_str());
+  std::printf("cublas_found_by=%s\n", cublas.ok() ? cudyn::CublasSourceName(cublas.found_by()) : "");
+  for (const cudyn::CublasCandidate& c : cublas.candidates()) {
+    std::printf("cublas_candidate=%s|%s|%s\n", cudyn::CublasSourceName(c.source), c.path.c_str(),
+                c.reason.c_str());
+    std::printf("cublas_rejection=%s\n", cudyn::CublasRejectionName(c.rejection));
+  }
+  for (const std::string& w : cublas.warnings()) std::printf("cublas_warning=%s\n", w.c_str());
   return 0;
 }

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# CUDYN_DRIVER_PATH, CUDYN_CUDART_PATH and CUDYN_NVRTC_PATH are ignored under AT_SECURE. Runs a real setuid helper: a copy of
+# CUDYN_DRIVER_PATH, CUDYN_CUDART_PATH, CUDYN_NVRTC_PATH and CUDYN_CUBLAS_PATH are ignored under
+# AT_SECURE. Runs a real setuid helper: a copy of
 # :setuid_helper owned by nobody (uid 65534) with the set-user-ID bit, started by root, runs with
 # ruid 0 / euid 65534, so the kernel sets AT_SECURE. The same copy without the bit shows that the
 # override is honoured otherwise (so this test can fail). Also: CUDYN_LOG never names a file
 # (cudyn logs to stderr only; a path given as CUDYN_LOG is rejected as a level and no file
 # appears), setuid or not.
 #
-#   setuid_test.sh HELPER FAKE_DRIVER FAKE_RUNTIME NVRTC_FILES...  (a real NVRTC and its builtins)
+#   setuid_test.sh HELPER FAKE_DRIVER FAKE_RUNTIME FILES...  (a real NVRTC and its builtins, a real
+#   cuBLAS and its libcublasLt)
 # Needs root (to chown and to start the helper) and a temporary directory on a filesystem
 # mounted without nosuid; both are checked and reported as failures, never skipped.
 set -euo pipefail
@@ -16,6 +18,9 @@ fake_runtime="$(readlink -f "$3")"
 nvrtc=""
 for f in "${@:4}"; do [[ $(basename "$f") == libnvrtc.so.* ]] && nvrtc="$(readlink -f "$f")"; done
 [[ -n $nvrtc ]] || { echo "FAIL: no libnvrtc.so.* among ${*:4}" >&2; exit 1; }
+cublas=""
+for f in "${@:4}"; do [[ $(basename "$f") == libcublas.so.* ]] && cublas="$(readlink -f "$f")"; done
+[[ -n $cublas ]] || { echo "FAIL: no libcublas.so.* among ${*:4}" >&2; exit 1; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 [[ "$(id -u)" == 0 ]] || fail "this test must run as root (it chowns a helper and runs it setuid)"
@@ -28,7 +33,7 @@ log="$tmp/cudyn.log"
 
 run() {  # run OUTPUT_FILE: the helper with the overrides an attacker would set
   env CUDYN_DRIVER_PATH="$fake" CUDYN_CUDART_PATH="$fake_runtime" CUDYN_NVRTC_PATH="$nvrtc" \
-    CUDYN_LOG="$log" "$helper" \
+    CUDYN_CUBLAS_PATH="$cublas" CUDYN_LOG="$log" "$helper" \
     >"$1" 2>"$1.err" ||
     fail "helper exited with $? ($(cat "$1.err"))"
 }
@@ -46,6 +51,8 @@ cat "$tmp/plain.out"
 [[ "$(field runtime_found_by "$tmp/plain.out")" == CUDYN_CUDART_PATH ]] || fail "plain run: runtime_found_by"
 [[ "$(field nvrtc_path "$tmp/plain.out")" == "$nvrtc" ]] || fail "plain run: CUDYN_NVRTC_PATH not honoured"
 [[ "$(field nvrtc_found_by "$tmp/plain.out")" == CUDYN_NVRTC_PATH ]] || fail "plain run: nvrtc_found_by"
+[[ "$(field cublas_path "$tmp/plain.out")" == "$cublas" ]] || fail "plain run: CUDYN_CUBLAS_PATH not honoured"
+[[ "$(field cublas_found_by "$tmp/plain.out")" == CUDYN_CUBLAS_PATH ]] || fail "plain run: cublas_found_by"
 [[ ! -e "$log" ]] || fail "CUDYN_LOG=$log created a file"
 grep -q "CUDYN_LOG='$log' is not one of" "$tmp/plain.out.err" || fail "CUDYN_LOG path not rejected"
 
@@ -91,5 +98,15 @@ grep -qxF "nvrtc_warning=CUDYN_NVRTC_PATH ignored in a setuid/setgid process" "$
   fail "setuid run: no NVRTC warning"
 grep "^nvrtc_candidate=" "$tmp/setuid.out" | tail -n +2 | grep -qF "|$nvrtc|" &&
   fail "setuid run: the given NVRTC was tried anyway"
+# The same for cuBLAS's CUDYN_CUBLAS_PATH.
+[[ "$(field cublas_path "$tmp/setuid.out")" != "$cublas" ]] || fail "setuid run: CUDYN_CUBLAS_PATH was honoured"
+grep -qxF "cublas_candidate=CUDYN_CUBLAS_PATH|$cublas|ignored: the process runs with AT_SECURE (setuid/setgid)" \
+  "$tmp/setuid.out" || fail "setuid run: the ignored cuBLAS override is not recorded as a candidate"
+grep -A1 -F "cublas_candidate=CUDYN_CUBLAS_PATH|$cublas|" "$tmp/setuid.out" |
+  grep -qxF "cublas_rejection=ignored_secure" || fail "setuid run: the ignored cuBLAS override is not typed"
+grep -qxF "cublas_warning=CUDYN_CUBLAS_PATH ignored in a setuid/setgid process" "$tmp/setuid.out" ||
+  fail "setuid run: no cuBLAS warning"
+grep "^cublas_candidate=" "$tmp/setuid.out" | tail -n +2 | grep -qF "|$cublas|" &&
+  fail "setuid run: the given cuBLAS was tried anyway"
 [[ ! -e "$log" ]] || fail "CUDYN_LOG=$log created a file under setuid"
-echo "PASS: CUDYN_DRIVER_PATH, CUDYN_CUDART_PATH and CUDYN_NVRTC_PATH honoured normally, ignored under AT_SECURE; CUDYN_LOG writes no file"
+echo "PASS: CUDYN_DRIVER_PATH, CUDYN_CUDART_PATH, CUDYN_NVRTC_PATH and CUDYN_CUBLAS_PATH honoured normally, ignored under AT_SECURE; CUDYN_LOG writes no file"

@@ -15,6 +15,12 @@
 # real NVRTCs 11.8 and 12.5 offered on LD_LIBRARY_PATH: 11.8 (PTX 7.8) on the real 535, 12.5 (PTX
 # 8.5) named by CUDYN_NVRTC_PATH with no driver. Given by the environment: CONSUMER_NVRTC_SRC (consumer_nvrtc/CMakeLists.txt),
 # NVRTC_H (the 13.0 nvrtc.h), NVRTC_118 and NVRTC_125 (the real libraries, builtins beside them).
+# The cuBLAS side (cudyn::cublas, cudyn::cublas_static, cudyn-cublas.pc, cudyn-cublas-static.pc): a
+# 13.0-cublas_v2.h program (consumer_cublas/) gets the real cuBLAS 12.5 offered on LD_LIBRARY_PATH on
+# the real 535 (the 13.x one is too new for it), and cudyn's own answers with none. Given by the
+# environment: CONSUMER_CUBLAS_SRC (consumer_cublas/CMakeLists.txt), CUBLAS_H (the 13.0
+# cublas_v2.h, the toolkit's other headers beside it), CUBLAS_125 (the real libcublas.so.12, its
+# libcublasLt beside it).
 set -euo pipefail
 abs() { [[ $1 == /* ]] && echo "$1" || echo "$PWD/$1"; }
 install_sh=$(abs "$1") tarball=$(abs "$2") src=$(dirname "$(abs "$3")") real535=$(abs "$4")
@@ -36,7 +42,9 @@ for f in bin/cudyn bin/cudyn-check lib/libcudyn_cuda.a lib/libcudyn_cuda.so lib/
   include/cudyn/cudyn.h include/cudyn/cudyn_c.h lib/libcudyn_cudart.a lib/libcudyn_cudart.so \
   lib/cudyn/cudart/libcudart.so.13 lib/pkgconfig/cudyn-cudart.pc lib/pkgconfig/cudyn-cudart-static.pc \
   include/cudyn/cudart.h include/cudyn/cudart_c.h lib/libcudyn_nvrtc.a lib/libcudyn_nvrtc.so \
-  lib/cudyn/nvrtc/libnvrtc.so.13 lib/pkgconfig/cudyn-nvrtc.pc lib/pkgconfig/cudyn-nvrtc-static.pc; do
+  lib/cudyn/nvrtc/libnvrtc.so.13 lib/pkgconfig/cudyn-nvrtc.pc lib/pkgconfig/cudyn-nvrtc-static.pc \
+  lib/libcudyn_cublas.a lib/libcudyn_cublas.so lib/cudyn/cublas/libcublas.so.13 \
+  lib/pkgconfig/cudyn-cublas.pc lib/pkgconfig/cudyn-cublas-static.pc; do
   [[ -e $prefix/$f ]] || fail "installed tree lacks $f"
 done
 if grep -rlF -e "$tmp/first_prefix" -e "execroot" -e "bazel-out" "$prefix" 2>/dev/null; then
@@ -105,7 +113,8 @@ expect_env() {
   while [[ $1 != -- ]]; do vars+=("$1"); shift; done
   shift
   local out rc=0
-  out=$(env -u CUDYN_MAX_CUDA_VERSION -u CUDYN_DRIVER_PATH -u CUDYN_CUDART_PATH -u CUDYN_NVRTC_PATH -u LD_LIBRARY_PATH \
+  out=$(env -u CUDYN_MAX_CUDA_VERSION -u CUDYN_DRIVER_PATH -u CUDYN_CUDART_PATH -u CUDYN_NVRTC_PATH -u CUDYN_CUBLAS_PATH \
+    -u LD_LIBRARY_PATH \
     "${vars[@]}" "$program" 2>&1) || rc=$?
   ((rc == status)) || { fail "$label exited $rc, expected $status:"$'\n'"$out"; return; }
   for line in "$@"; do
@@ -207,6 +216,50 @@ for p in "$tmp/nvrtc_cmake_build/app_nvrtc_shared" "$tmp/nvrtc_cmake_build/app_n
   expect_env "$p" "NVRTC 12.5 named, no driver" 0 CUDYN_NVRTC_PATH="$nvrtc125" \
     CUDYN_DRIVER_PATH="$tmp/nonexistent/libcuda.so.1" -- "nvrtcVersion: rc=0 version=12.5" \
     "nvrtcCompileProgram: rc=0" "ptx_version=8.5"
+done
+
+# ---- cuBLAS ------------------------------------------------------------------------------------------
+csrc=$(dirname "$(abs "$CONSUMER_CUBLAS_SRC")") cublas_inc=$(dirname "$(abs "$CUBLAS_H")")
+cublas125=$(abs "$CUBLAS_125")
+cp -r "$csrc" "$tmp/cublas_cmake_src"
+cp -r "$csrc" "$tmp/cublas_make_src"
+chmod -R u+w "$tmp/cublas_cmake_src" "$tmp/cublas_make_src"
+echo "== cuBLAS: cmake"
+cmake -S "$tmp/cublas_cmake_src" -B "$tmp/cublas_cmake_build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCUBLAS_INCLUDE_DIR="$cublas_inc" -DCMAKE_C_FLAGS="$sanflags" -DCMAKE_EXE_LINKER_FLAGS="$sanflags" \
+  > "$tmp/cublas_cmake.log" 2>&1 || { cat "$tmp/cublas_cmake.log"; fail "cuBLAS cmake configure"; }
+cmake --build "$tmp/cublas_cmake_build" > "$tmp/cublas_cmake_build.log" 2>&1 ||
+  { cat "$tmp/cublas_cmake_build.log"; fail "cuBLAS cmake build"; }
+echo "== cuBLAS: make + pkg-config"
+PKG_CONFIG_PATH=$prefix/lib/pkgconfig make -C "$tmp/cublas_make_src" CUBLAS_INCLUDE_DIR="$cublas_inc" \
+  CFLAGS="$sanflags" LDFLAGS="$sanflags" > "$tmp/cublas_make.log" 2>&1 ||
+  { cat "$tmp/cublas_make.log"; fail "cuBLAS make"; }
+for p in "$tmp/cublas_cmake_build/app_cublas_shared" "$tmp/cublas_make_src/app_cublas_shared"; do
+  grep -q 'NEEDED.*\[libcudyn_cublas\.so\.[0-9]*\]' <<<"$(readelf -d "$p")" ||
+    fail "$p does not need libcudyn_cublas.so.<major>"
+  grep -q 'NEEDED.*\[libcublas' <<<"$(readelf -d "$p")" && fail "$p needs a real libcublas"
+done
+for p in "$tmp/cublas_cmake_build/app_cublas_static" "$tmp/cublas_make_src/app_cublas_static"; do
+  grep -q 'NEEDED.*libcudyn\|NEEDED.*libcublas' <<<"$(readelf -d "$p")" &&
+    fail "$p needs a cudyn or cuBLAS shared library but was linked statically"
+  grep -q ' T cublasCreate_v2$' <<<"$(nm "$p")" || fail "$p does not contain cudyn's cublasCreate_v2"
+done
+# The real 535 (CUDA 12.2) runs cuBLAS 12.x but not 13.x: by the search, the 12.5 offered
+# (cublasCreate answers whatever the real cuBLAS says without a GPU; it must answer). A real cuBLAS
+# run costs a second or two (the 13.x one is opened and refused first; cublasCreate looks for a GPU):
+# once by the search (CMake, shared), once with the 12.5 named (Make, static).
+expect_env "$tmp/cublas_cmake_build/app_cublas_shared" "cuBLAS 12.5 offered, real 535 driver" 0 \
+  LD_LIBRARY_PATH="$(dirname "$cublas125")" CUDYN_DRIVER_PATH="$real535" -- \
+  "cublasGetVersion: rc=0 version=120502" "cublasCreate: rc="
+expect_env "$tmp/cublas_make_src/app_cublas_static" "cuBLAS 12.5 named, real 535 driver" 0 \
+  CUDYN_CUBLAS_PATH="$cublas125" CUDYN_DRIVER_PATH="$real535" -- \
+  "cublasGetVersion: rc=0 version=120502" "cublasCreate: rc="
+for p in "$tmp/cublas_cmake_build/app_cublas_shared" "$tmp/cublas_cmake_build/app_cublas_static" \
+  "$tmp/cublas_make_src/app_cublas_shared" "$tmp/cublas_make_src/app_cublas_static"; do
+  # No cuBLAS (the one named is missing, nothing else is tried): cudyn's CUBLAS_STATUS_NOT_INITIALIZED.
+  expect_env "$p" "no cuBLAS, no driver" 0 CUDYN_CUBLAS_PATH="$tmp/nonexistent/libcublas.so.12" \
+    CUDYN_DRIVER_PATH="$tmp/nonexistent/libcuda.so.1" -- "cublasGetVersion: rc=1 version=-1" \
+    "cublasCreate: rc=1"
 done
 
 # No driver at all: the programs report 303 instead of crashing.

@@ -49,7 +49,12 @@ expected=$(sort <<EOF2
 ./usr/lib/cmake/cudyn/cudynConfigVersion.cmake
 ./usr/lib/cudyn/cudart/libcudart.so.13
 ./usr/lib/cudyn/libcuda.so.1 -> ../libcudyn_cuda.so.$version
+./usr/lib/cudyn/cublas/libcublas.so.13
 ./usr/lib/cudyn/nvrtc/libnvrtc.so.13
+./usr/lib/libcudyn_cublas.a
+./usr/lib/libcudyn_cublas.so -> libcudyn_cublas.so.$major
+./usr/lib/libcudyn_cublas.so.$major -> libcudyn_cublas.so.$version
+./usr/lib/libcudyn_cublas.so.$version
 ./usr/lib/libcudyn_cuda.a
 ./usr/lib/libcudyn_cuda.so -> libcudyn_cuda.so.$major
 ./usr/lib/libcudyn_cuda.so.$major -> libcudyn_cuda.so.$version
@@ -62,6 +67,8 @@ expected=$(sort <<EOF2
 ./usr/lib/libcudyn_nvrtc.so -> libcudyn_nvrtc.so.$major
 ./usr/lib/libcudyn_nvrtc.so.$major -> libcudyn_nvrtc.so.$version
 ./usr/lib/libcudyn_nvrtc.so.$version
+./usr/lib/pkgconfig/cudyn-cublas-static.pc
+./usr/lib/pkgconfig/cudyn-cublas.pc
 ./usr/lib/pkgconfig/cudyn-cuda-static.pc
 ./usr/lib/pkgconfig/cudyn-cuda.pc
 ./usr/lib/pkgconfig/cudyn-cudart-static.pc
@@ -79,8 +86,8 @@ else
 fi
 # Never shadow the real driver or runtime: the only libcuda* / libcudart* are in the private drop-in
 # directories, which the dynamic linker does not search.
-shadow=$(cd "$root" && find . \( -name 'libcuda.so*' -o -name 'libcudart.so*' -o -name 'libnvrtc.so*' \) ! -path './usr/lib/cudyn/*')
-[[ -z $shadow ]] || fail "a libcuda.so* or libcudart.so* outside usr/lib/cudyn: $shadow"
+shadow=$(cd "$root" && find . \( -name 'libcuda.so*' -o -name 'libcudart.so*' -o -name 'libnvrtc.so*' -o -name 'libcublas.so*' \) ! -path './usr/lib/cudyn/*')
+[[ -z $shadow ]] || fail "a libcuda.so*, libcudart.so*, libnvrtc.so* or libcublas.so* outside usr/lib/cudyn: $shadow"
 [[ $(dpkg-deb -c "$deb" | awk '{print $2}' | sort -u) == "root/root" ]] || fail "files not owned by root/root"
 
 # ---- ELF files: dependencies, build paths ------------------------------------------------------------

@@ -2,7 +2,7 @@
 // --runtime, as its libcudart.so.13).
 //
 //   cudyn run [--max-cuda-version V] [--emulate-driver] [--driver PATH]
-//             [--per-thread-default-stream] [--cudart] [--runtime PATH] [--nvrtc]
+//             [--per-thread-default-stream] [--cudart] [--runtime PATH] [--nvrtc] [--cublas]
 //             -- PROGRAM ARGS...
 //
 // The drop-in directory (a directory holding cudyn's shared drop-in as libcuda.so.1) goes first on
@@ -28,6 +28,8 @@
 // drop-in under SONAME libnvrtc.so.13) goes first on LD_LIBRARY_PATH and the drop-in is preloaded,
 // so a program linked against libnvrtc.so.13 gets the NVRTC cudyn picks inside the program: the
 // newest whose PTX the driver (CUDYN_DRIVER_PATH, handed on as above, and the clamp) can load.
+// --cublas likewise for cuBLAS (DROPIN/cublas, libcublas.so.13): the program gets the newest cuBLAS
+// whose CUDA major that driver runs.
 //
 // Exit status of cudyn itself: 125 (usage, bad option, unusable --driver, setuid), 126 (PROGRAM
 // cannot be executed), 127 (PROGRAM not found) -- as env(1), timeout(1) and docker run do.
@@ -61,6 +63,9 @@ constexpr const char* kCudartDropinName = "libcudart.so.13";
 // The NVRTC drop-in: in DROPIN/nvrtc, under the 13.0 NVRTC's name (the nvrtc.h API it serves).
 constexpr const char* kNvrtcDropinSubdir = "/nvrtc";
 constexpr const char* kNvrtcDropinName = "libnvrtc.so.13";
+// The cuBLAS drop-in: in DROPIN/cublas, under the 13.0 cuBLAS's name (the cublas_v2.h API it serves).
+constexpr const char* kCublasDropinSubdir = "/cublas";
+constexpr const char* kCublasDropinName = "libcublas.so.13";
 
 void Usage(FILE* out) {
   fprintf(out,
@@ -94,6 +99,9 @@ void Usage(FILE* out) {
           "  --nvrtc                       also be the program's libnvrtc.so.13: the NVRTC whose\n"
           "                                PTX this driver (and clamp) loads serves it; cudyn's\n"
           "                                NVRTC drop-in is preloaded (LD_PRELOAD)\n"
+          "  --cublas                      also be the program's libcublas.so.13: the cuBLAS\n"
+          "                                whose CUDA major this driver (and clamp) runs serves\n"
+          "                                it; cudyn's cuBLAS drop-in is preloaded (LD_PRELOAD)\n"
           "\n"
           "exit status: PROGRAM's own; 125 for an error of cudyn run, 126 if PROGRAM cannot be\n"
           "executed, 127 if it is not found.\n");
@@ -197,6 +205,7 @@ int main(int argc, char** argv) {
   bool emulate = false;
   bool cudart = false;
   bool nvrtc = false;
+  bool cublas = false;
   std::string runtime;
   std::string dropin_option;
   int i = 2;
@@ -237,6 +246,8 @@ int main(int argc, char** argv) {
       cudart = true;
     } else if (arg == "--nvrtc") {
       nvrtc = true;
+    } else if (arg == "--cublas") {
+      cublas = true;
     } else if (arg == "--per-thread-default-stream") {
       per_thread = true;
     } else if (arg == "--emulate-driver") {
@@ -352,6 +363,16 @@ int main(int argc, char** argv) {
     }
   }
 
+  // cuBLAS (--cublas): chosen inside the program by cudyn's cuBLAS loader for the driver handed on.
+  std::string cublas_dir;
+  if (cublas) {
+    cublas_dir = dropin + kCublasDropinSubdir;
+    if (!IsFile(cublas_dir + "/" + kCublasDropinName)) {
+      Fail("cudyn's cuBLAS drop-in " + cublas_dir + "/" + kCublasDropinName +
+           " was not found (--cublas needs the install tree's lib/cudyn/cublas)");
+    }
+  }
+
   if (user_log) {
     SetEnv("CUDYN_LOG", *user_log);
   } else {
@@ -361,6 +382,7 @@ int main(int argc, char** argv) {
   const char* old_path = getenv("LD_LIBRARY_PATH");
   std::string first = cudart ? cudart_dir + ":" + dropin : dropin;
   if (nvrtc) first = nvrtc_dir + ":" + first;
+  if (cublas) first = cublas_dir + ":" + first;
   SetEnv("LD_LIBRARY_PATH", (old_path != nullptr && *old_path != '\0')
                                 ? first + ":" + old_path
                                 : first);
@@ -380,6 +402,17 @@ int main(int argc, char** argv) {
     const std::string preload = nvrtc_dir + "/" + kNvrtcDropinName;
     if (preload.find_first_of(": ") != std::string::npos) {
       Fail("cannot preload cudyn's NVRTC drop-in " + preload +
+           ": LD_PRELOAD cannot hold a path with ':' or ' ' (install cudyn elsewhere)");
+    }
+    const char* old_preload = getenv("LD_PRELOAD");
+    SetEnv("LD_PRELOAD", (old_preload != nullptr && *old_preload != '\0')
+                             ? preload + ":" + old_preload
+                             : preload);
+  }
+  if (cublas) {
+    const std::string preload = cublas_dir + "/" + kCublasDropinName;
+    if (preload.find_first_of(": ") != std::string::npos) {
+      Fail("cannot preload cudyn's cuBLAS drop-in " + preload +
            ": LD_PRELOAD cannot hold a path with ':' or ' ' (install cudyn elsewhere)");
     }
     const char* old_preload = getenv("LD_PRELOAD");
