@@ -214,23 +214,13 @@ main() {
   run_bazel_tests examples --workspace examples //...
   # The library against Debian's CUDA 11.8 headers (variants those headers lack are compiled out),
   # with the real-driver tests. Last: it re-points @cuda, so everything after it would rebuild. The
-  # runtime, NVRTC and cuBLAS drop-ins serve the 13.0 APIs only: they are left out here. Its own output tree
-  # (platform suffix), so it never overwrites the plain build's outputs.
+  # runtime, NVRTC and cuBLAS drop-ins serve the 13.0 APIs only: their targets carry the tag
+  # cuda_13_api (stubs/dropin_linkopts.bzl) and are left out here. Its own output tree (platform
+  # suffix), so it never overwrites the plain build's outputs.
   run_bazel_tests cuda_11_8 "--repo_env=CUDA_PATH=${CUDYN_DEPS:-/var/cache/cudyn-deps}/cuda-11.8/usr" \
-    --platform_suffix=cuda_11_8 -- \
+    --platform_suffix=cuda_11_8 --build_tag_filters=-cuda_13_api --test_tag_filters=-cuda_13_api -- \
     //loader:cudyn //stubs/... //tools:cudyn-check //tests/real_driver/... \
-    //version_tables:api_table_test //version_tables:regen_test \
-    -//stubs:cudyn_cudart -//stubs:cudyn_cudart_impl -//stubs:cudyn_cudart_embed \
-    -//stubs:libcudyn_cudart.so -//stubs:dropin_cudart/libcudart.so.13 \
-    -//stubs:cudart_trampolines -//stubs:cudart_trampoline_asm_test \
-    -//stubs:cudart_shipped_deps_test \
-    -//stubs:cudyn_nvrtc -//stubs:cudyn_nvrtc_impl -//stubs:cudyn_nvrtc_embed \
-    -//stubs:libcudyn_nvrtc.so -//stubs:dropin_nvrtc/libnvrtc.so.13 -//stubs:nvrtc_trampolines \
-    -//stubs:nvrtc_trampoline_asm_test -//stubs:nvrtc_shipped_deps_test \
-    -//stubs:cudyn_cublas -//stubs:cudyn_cublas_impl -//stubs:cudyn_cublas_embed \
-    -//stubs:libcudyn_cublas.so -//stubs:dropin_cublas/libcublas.so.13 -//stubs:cublas_trampolines \
-    -//stubs:cublas_trampoline_asm_test \
-    -//stubs:cublas_shipped_deps_test
+    //version_tables:api_table_test //version_tables:regen_test
   finish
 }
 

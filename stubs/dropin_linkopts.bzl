@@ -1,10 +1,19 @@
-"""How the shared drop-in is linked: //stubs:libcudyn_cuda.so and the installed copy //dist.
+"""How the drop-ins are built: the shared drop-in's link options, and one macro per library API.
+
+How the shared drop-in is linked: //stubs:libcudyn_cuda.so and the installed copy //dist.
 
 Start-up cost matters (a C program pays it at exec): references inside the library are bound at
 link time (-Bsymbolic: the trampoline address table needs no symbol lookups), and libstdc++ is
 linked in statically and hidden by the version script, so a C program does not load and relocate
 libstdc++ because of cudyn. NEEDED: libc, libm and ld.so only.
 """
+
+load("//:cudyn_library.bzl", "cudyn_library")
+
+# The trampolines are the hot path of every call: optimised in every compilation mode (fastbuild
+# would otherwise turn each into a stack frame and calls), so each is one `jmp *slot(%rip)`
+# (trampoline_asm_test checks it).
+STUB_COPTS = ["-O2"]
 
 def dropin_linkopts(version_script, soname):
     """The link options of a shared drop-in.
@@ -42,3 +51,121 @@ def dropin_linkopts(version_script, soname):
             "-Wl,--as-needed",
         ],
     })
+
+# The tag of every target a library drop-in declares: they are written for the CUDA 13.0 API of
+# their library, so CI's CUDA 11.8 step (.ci/test.sh) leaves them out by this tag.
+CUDA_13_API_TAG = "cuda_13_api"
+
+def library_dropin(
+        library,
+        loader,
+        entries,
+        soname_13,
+        min_trampolines = None,
+        forwards = None,
+        asm_test_args = [],
+        asm_test_data = []):
+    """The drop-in of one CUDA library API beside the driver's: one table, one rule set.
+
+    Declares, for library L (e.g. "nvrtc"):
+      :L_trampolines              every entry of the table as a one-`jmp` trampoline (generated)
+      :cudyn_L_impl, :cudyn_L     static, for -lL (L* and the introspection calls visible)
+      :cudyn_L_embed              static, every symbol hidden, for bindings that embed cudyn
+      :libcudyn_L.so              shared drop-in (exports only what stubs/cudyn_L.lds says)
+      :dropin_L/<soname_13>       the same under the 13.0 library's SONAME, what `cudyn run`
+                                  preloads and //dist installs as lib/cudyn/L/<soname_13>
+      :L_shipped_deps_test        both shared forms need only glibc
+      :L_trampoline_asm_test      every trampoline is one jmp through cudyn_L_stub_slots
+    Sources by convention: L_shim.cc, L_trampoline.h, cudyn_L.lds.
+
+    Args:
+      library: "cudart", "nvrtc", "cublas".
+      loader: the loader library behind it (e.g. "//loader:nvrtc").
+      entries: the generated table of entries (cudart_entries.inc-style).
+      soname_13: the 13.0 library's SONAME ("libnvrtc.so.13").
+      min_trampolines: the asm test's lower bound on the count of trampolines, if any.
+      forwards: for the runtime, the generated forwards table its generator also reads.
+      asm_test_args: extra arguments of the asm test (after the shared library).
+      asm_test_data: their data.
+    """
+    tags = [CUDA_13_API_TAG]
+    lds = "cudyn_%s.lds" % library
+    shared = "libcudyn_%s.so" % library
+    if forwards:
+        gen_args = "$(location %s) $(location %s) $@" % (entries, forwards)
+        gen_srcs = [entries, forwards]
+    else:
+        gen_args = "--library %s $(location %s) $@" % (library, entries)
+        gen_srcs = [entries]
+    native.genrule(
+        name = library + "_trampolines",
+        srcs = gen_srcs,
+        outs = [library + "_trampolines.cc"],
+        cmd = "python3 $(location gen_cudart_trampolines.py) " + gen_args,
+        tools = ["gen_cudart_trampolines.py"],
+        tags = tags,
+    )
+    cudyn_library(
+        name = "cudyn_%s_impl" % library,
+        srcs = [
+            library + "_shim.cc",
+            library + "_trampolines.cc",
+        ],
+        hdrs = [library + "_trampoline.h"],
+        copts = STUB_COPTS,
+        cudyn_deps = [loader],
+        embed_copts = ["-DCUDYN_EMBED"],
+        embed_name = "cudyn_%s_embed" % library,
+        embed_visibility = ["//visibility:public"],
+        deps = ["@cuda//:headers"],
+        alwayslink = True,
+        tags = tags,
+    )
+    native.cc_library(
+        name = "cudyn_" + library,
+        visibility = ["//visibility:public"],
+        deps = [":cudyn_%s_impl" % library],
+        tags = tags,
+    )
+    for name, soname in [(shared, shared), ("dropin_%s/%s" % (library, soname_13), soname_13)]:
+        native.cc_binary(
+            name = name,
+            linkopts = dropin_linkopts("$(location %s)" % lds, soname),
+            linkshared = True,
+            visibility = ["//visibility:public"],
+            deps = [
+                lds,
+                ":cudyn_" + library,
+            ],
+            tags = tags,
+        )
+    native.sh_test(
+        name = library + "_shipped_deps_test",
+        size = "small",
+        srcs = ["shipped_deps_test.sh"],
+        args = [
+            "$(location :%s)" % shared,
+            "$(location :dropin_%s/%s)" % (library, soname_13),
+        ],
+        data = [
+            ":dropin_%s/%s" % (library, soname_13),
+            ":" + shared,
+        ],
+        tags = tags,
+    )
+    env = {
+        "SHIM_OWN": "",
+        "SLOT_TABLE": "cudyn_%s_stub_slots" % library,
+        "TRAMPOLINE_PREFIX": "cuda" if library == "cudart" else library,
+    }
+    if min_trampolines:
+        env["MIN_TRAMPOLINES"] = str(min_trampolines)
+    native.sh_test(
+        name = library + "_trampoline_asm_test",
+        size = "small",
+        srcs = ["trampoline_asm_test.sh"],
+        args = ["$(location :%s)" % shared] + asm_test_args,
+        data = [":" + shared] + asm_test_data,
+        env = env,
+        tags = tags,
+    )
