@@ -441,6 +441,19 @@ std::optional<int> ChooseClamp(const std::optional<int>& option, bool use_enviro
   return clamp;
 }
 
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::string RealPath(const std::string& path) {
+  char* real = realpath(path.c_str(), nullptr);
+  if (real == nullptr) return path;
+  std::string out(real);
+  free(real);
+  return out;
+}
+
 OpenedLibrary OpenCandidate(const std::string& path, bool noload,
                             const LibraryIdentity& identity) {
   OpenedLibrary opened;
