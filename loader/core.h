@@ -255,6 +255,43 @@ R RejectionFor(OpenFailure failure) {
   }
 }
 
+// Records a candidate OpenCandidate refused and returns true, else false (it is open): a file
+// without the version symbol as the library's own `not_the_library` rejection and reason, the
+// shared failures by RejectionFor (cudyn itself under the name it was loaded as).
+template <class Candidate>
+bool RecordOpenRefusal(OpenedLibrary* opened, const std::string& path,
+                       decltype(Candidate::source) source,
+                       decltype(Candidate::rejection) not_the_library,
+                       const char* not_the_library_reason, std::vector<Candidate>* candidates) {
+  using Rejection = decltype(Candidate::rejection);
+  if (opened->failure == OpenFailure::kNotTheLibrary) {
+    AddCandidate(candidates, opened->loaded_path, source, not_the_library,
+                 std::string(not_the_library_reason));
+    return true;
+  }
+  if (opened->handle != nullptr) return false;
+  AddCandidate(candidates, opened->failure == OpenFailure::kIsCudyn ? opened->loaded_path : path,
+               source, RejectionFor<Rejection>(opened->failure), std::move(opened->reason));
+  return true;
+}
+
+// The first of `candidates` ("a\0b\0", ending at the empty string) that `handle` exports and that
+// is not cudyn's own function: a native binding whose via is its position; else missing.
+Binding BindFirstExported(void* handle, const char* candidates);
+
+// A library's SONAMEs from its generated version facts (oldest first, each with `soname`): newest
+// first, each once.
+template <class Fact, size_t N>
+std::vector<std::string> SonamesNewestFirst(const Fact (&facts)[N]) {
+  std::vector<std::string> out;
+  for (size_t i = N; i-- > 0;) {
+    if (std::find(out.begin(), out.end(), facts[i].soname) == out.end()) {
+      out.push_back(facts[i].soname);
+    }
+  }
+  return out;
+}
+
 // "\n  <path> (<source>): <reason>" per candidate, for the no-library error text.
 template <class Candidate, class NameFn>
 std::string TriedText(const std::vector<Candidate>& candidates, NameFn source_name) {

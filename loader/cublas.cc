@@ -97,15 +97,7 @@ std::string_view CublasSymbol(int index) {
 
 int CublasMinDriver(int major) { return CudartFamilyMinDriver(major, 0); }
 
-std::vector<std::string> CublasSonames() {
-  std::vector<std::string> out;
-  for (int i = static_cast<int>(sizeof(kVersions) / sizeof(kVersions[0])) - 1; i >= 0; --i) {
-    if (std::find(out.begin(), out.end(), kVersions[i].soname) == out.end()) {
-      out.push_back(kVersions[i].soname);
-    }
-  }
-  return out;
-}
+std::vector<std::string> CublasSonames() { return internal::SonamesNewestFirst(kVersions); }
 
 std::vector<PlannedCublas> CublasSearchPlan(const std::string& root) {
   // The nvidia-cublas-cu11/-cu12 wheels install nvidia/cublas/lib, the CUDA 13 ones nvidia/cu13/lib.
@@ -161,22 +153,12 @@ const char* CublasRejectionName(CublasRejection rejection) {
 struct CublasPolicy {
   static internal::Binding Bind(void* self, int index, internal::BindMode) {
     Cublas& b = *static_cast<Cublas*>(self);
-    internal::Binding binding;
     const CublasRule* rule = RuleFor(index, b.rules_version_);
-    if (rule == nullptr) return binding;
-    int k = 0;
-    for (const char* c = rule->candidates; *c != '\0'; c += std::strlen(c) + 1, ++k) {
-      void* fn = dlsym(b.handle_, c);
-      if (fn != nullptr && !internal::IsCudynFunction(fn)) {
-        binding.fn = fn;
-        binding.status = internal::SlotState::kNative;
-        binding.via = static_cast<uint8_t>(k);
-        return binding;
-      }
-    }
+    if (rule == nullptr) return internal::Binding();
+    internal::Binding binding = internal::BindFirstExported(b.handle_, rule->candidates);
     // Not exported by the real version whose facts apply: a newer cuBLAS than the facts know may
     // export it under its own name (never one the facts say is declared otherwise).
-    if (k == 0 && std::strncmp(rule->reason, "not exported", 12) == 0) {
+    if (rule->candidates[0] == '\0' && std::strncmp(rule->reason, "not exported", 12) == 0) {
       const std::string own(CublasSymbol(index));
       void* fn = dlsym(b.handle_, own.c_str());
       if (fn != nullptr && !internal::IsCudynFunction(fn)) {
@@ -211,16 +193,9 @@ std::unique_ptr<Cublas> Cublas::Open(const CublasOptions& options) {
 bool Cublas::TryCandidate(const std::string& path, CublasSource source) {
   const bool is_explicit = source == CublasSource::kOption || source == CublasSource::kEnvironment;
   internal::OpenedLibrary opened = internal::OpenCandidate(path, false, kCublasIdentity);
-  if (opened.failure == internal::OpenFailure::kNotTheLibrary) {
-    internal::AddCandidate(&candidates_, opened.loaded_path, source, CublasRejection::kNotCublas,
-                           std::string("exports no cublasGetProperty: not a cuBLAS library"));
-    return false;
-  }
-  if (opened.handle == nullptr) {
-    internal::AddCandidate(
-        &candidates_,
-        opened.failure == internal::OpenFailure::kIsCudyn ? opened.loaded_path : path, source,
-        internal::RejectionFor<CublasRejection>(opened.failure), std::move(opened.reason));
+  if (internal::RecordOpenRefusal(&opened, path, source, CublasRejection::kNotCublas,
+                                  "exports no cublasGetProperty: not a cuBLAS library",
+                                  &candidates_)) {
     return false;
   }
   auto get_property = reinterpret_cast<CublasGetPropertyFn>(opened.version_function);

@@ -86,15 +86,7 @@ std::string_view NvrtcSymbol(int index) {
   return index >= 0 && index < kNvrtcEntryCount ? kSymbols[index] : std::string_view();
 }
 
-std::vector<std::string> NvrtcSonames() {
-  std::vector<std::string> out;
-  for (int i = static_cast<int>(sizeof(kVersions) / sizeof(kVersions[0])) - 1; i >= 0; --i) {
-    if (std::find(out.begin(), out.end(), kVersions[i].soname) == out.end()) {
-      out.push_back(kVersions[i].soname);
-    }
-  }
-  return out;
-}
+std::vector<std::string> NvrtcSonames() { return internal::SonamesNewestFirst(kVersions); }
 
 std::vector<PlannedNvrtc> NvrtcSearchPlan(const std::string& root) {
   // The nvidia-cuda-nvrtc-cu11/-cu12 wheels install nvidia/cuda_nvrtc/lib, the CUDA 13 ones
@@ -151,20 +143,9 @@ const char* NvrtcRejectionName(NvrtcRejection rejection) {
 struct NvrtcPolicy {
   static internal::Binding Bind(void* self, int index, internal::BindMode) {
     Nvrtc& n = *static_cast<Nvrtc*>(self);
-    internal::Binding binding;
     const NvrtcRule* rule = RuleFor(index, n.rules_version_);
-    if (rule == nullptr) return binding;
-    int k = 0;
-    for (const char* c = rule->candidates; *c != '\0'; c += std::strlen(c) + 1, ++k) {
-      void* fn = dlsym(n.handle_, c);
-      if (fn != nullptr && !internal::IsCudynFunction(fn)) {
-        binding.fn = fn;
-        binding.status = internal::SlotState::kNative;
-        binding.via = static_cast<uint8_t>(k);
-        return binding;
-      }
-    }
-    return binding;
+    return rule != nullptr ? internal::BindFirstExported(n.handle_, rule->candidates)
+                           : internal::Binding();
   }
   static std::string MissingText(const void* self, int index) {
     return static_cast<const Nvrtc*>(self)->MissingText(index);
@@ -191,16 +172,8 @@ std::unique_ptr<Nvrtc> Nvrtc::Open(const NvrtcOptions& options) {
 bool Nvrtc::TryCandidate(const std::string& path, NvrtcSource source) {
   const bool is_explicit = source == NvrtcSource::kOption || source == NvrtcSource::kEnvironment;
   internal::OpenedLibrary opened = internal::OpenCandidate(path, false, kNvrtcIdentity);
-  if (opened.failure == internal::OpenFailure::kNotTheLibrary) {
-    internal::AddCandidate(&candidates_, opened.loaded_path, source, NvrtcRejection::kNotNvrtc,
-                           std::string("exports no nvrtcVersion: not an NVRTC library"));
-    return false;
-  }
-  if (opened.handle == nullptr) {
-    internal::AddCandidate(
-        &candidates_,
-        opened.failure == internal::OpenFailure::kIsCudyn ? opened.loaded_path : path, source,
-        internal::RejectionFor<NvrtcRejection>(opened.failure), std::move(opened.reason));
+  if (internal::RecordOpenRefusal(&opened, path, source, NvrtcRejection::kNotNvrtc,
+                                  "exports no nvrtcVersion: not an NVRTC library", &candidates_)) {
     return false;
   }
   int major = 0, minor = 0;
