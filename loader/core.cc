@@ -441,6 +441,34 @@ std::optional<int> ChooseClamp(const std::optional<int>& option, bool use_enviro
   return clamp;
 }
 
+Binding BindFirstExported(void* handle, const char* candidates) {
+  Binding binding;
+  int k = 0;
+  for (const char* c = candidates; *c != '\0'; c += std::strlen(c) + 1, ++k) {
+    void* fn = dlsym(handle, c);
+    if (fn != nullptr && !IsCudynFunction(fn)) {
+      binding.fn = fn;
+      binding.status = SlotState::kNative;
+      binding.via = static_cast<uint8_t>(k);
+      return binding;
+    }
+  }
+  return binding;
+}
+
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::string RealPath(const std::string& path) {
+  char* real = realpath(path.c_str(), nullptr);
+  if (real == nullptr) return path;
+  std::string out(real);
+  free(real);
+  return out;
+}
+
 OpenedLibrary OpenCandidate(const std::string& path, bool noload,
                             const LibraryIdentity& identity) {
   OpenedLibrary opened;

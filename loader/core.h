@@ -20,9 +20,11 @@
 #ifndef CUDYN_LOADER_CORE_H_
 #define CUDYN_LOADER_CORE_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -253,6 +255,43 @@ R RejectionFor(OpenFailure failure) {
   }
 }
 
+// Records a candidate OpenCandidate refused and returns true, else false (it is open): a file
+// without the version symbol as the library's own `not_the_library` rejection and reason, the
+// shared failures by RejectionFor (cudyn itself under the name it was loaded as).
+template <class Candidate>
+bool RecordOpenRefusal(OpenedLibrary* opened, const std::string& path,
+                       decltype(Candidate::source) source,
+                       decltype(Candidate::rejection) not_the_library,
+                       const char* not_the_library_reason, std::vector<Candidate>* candidates) {
+  using Rejection = decltype(Candidate::rejection);
+  if (opened->failure == OpenFailure::kNotTheLibrary) {
+    AddCandidate(candidates, opened->loaded_path, source, not_the_library,
+                 std::string(not_the_library_reason));
+    return true;
+  }
+  if (opened->handle != nullptr) return false;
+  AddCandidate(candidates, opened->failure == OpenFailure::kIsCudyn ? opened->loaded_path : path,
+               source, RejectionFor<Rejection>(opened->failure), std::move(opened->reason));
+  return true;
+}
+
+// The first of `candidates` ("a\0b\0", ending at the empty string) that `handle` exports and that
+// is not cudyn's own function: a native binding whose via is its position; else missing.
+Binding BindFirstExported(void* handle, const char* candidates);
+
+// A library's SONAMEs from its generated version facts (oldest first, each with `soname`): newest
+// first, each once.
+template <class Fact, size_t N>
+std::vector<std::string> SonamesNewestFirst(const Fact (&facts)[N]) {
+  std::vector<std::string> out;
+  for (size_t i = N; i-- > 0;) {
+    if (std::find(out.begin(), out.end(), facts[i].soname) == out.end()) {
+      out.push_back(facts[i].soname);
+    }
+  }
+  return out;
+}
+
 // "\n  <path> (<source>): <reason>" per candidate, for the no-library error text.
 template <class Candidate, class NameFn>
 std::string TriedText(const std::vector<Candidate>& candidates, NameFn source_name) {
@@ -305,6 +344,47 @@ struct SearchDirectory {
 std::vector<SearchDirectory> SearchDirectories(const SearchInputs& inputs,
                                                const std::string& wheel_subdir);
 
+// True when `path` names something (stat succeeds).
+bool FileExists(const std::string& path);
+// realpath(3) of `path`, or `path` itself when it cannot be resolved.
+std::string RealPath(const std::string& path);
+
+// A library's Source for a place of the shared search; its Source enum names kDefaultSearch,
+// kCudaHome, kPythonWheel and kWellKnownDirectory alike.
+template <class Source>
+Source SourceFor(SearchPlace place) {
+  switch (place) {
+    case SearchPlace::kDefaultSearch: return Source::kDefaultSearch;
+    case SearchPlace::kCudaHome: return Source::kCudaHome;
+    case SearchPlace::kPythonWheel: return Source::kPythonWheel;
+    case SearchPlace::kWellKnownDirectory: break;
+  }
+  return Source::kWellKnownDirectory;
+}
+
+// The search plan of a toolkit library found by `sonames` (newest first, each "<prefix><major>...",
+// e.g. "libnvrtc.so.12"): each SONAME in every SearchDirectories place, with the wheel layout of
+// its major: "/nvidia/cu<major>/lib" from CUDA 13 on (as the runtime's), `wheel_before_13` before.
+template <class Planned>
+std::vector<Planned> ToolkitSearchPlan(const std::string& root,
+                                       const std::vector<std::string>& sonames,
+                                       const std::string& soname_prefix,
+                                       const std::string& wheel_before_13) {
+  using Source = decltype(Planned::source);
+  const SearchInputs inputs = ReadSearchInputs(root);
+  std::vector<Planned> plan;
+  for (const std::string& soname : sonames) {
+    const int major = std::atoi(soname.c_str() + soname_prefix.size());
+    const std::string wheel =
+        major >= 13 ? "/nvidia/cu" + std::to_string(major) + "/lib" : wheel_before_13;
+    for (const SearchDirectory& d : SearchDirectories(inputs, wheel)) {
+      plan.push_back({d.place == SearchPlace::kDefaultSearch ? soname : d.dir + "/" + soname,
+                      SourceFor<Source>(d.place)});
+    }
+  }
+  return plan;
+}
+
 // --- Logging and environment -------------------------------------------------------------------
 
 // The "cudyn" logger (stderr; level from CUDYN_LOG, default warn). Never throws.
@@ -321,6 +401,80 @@ std::string GetEnv(const char* name);
 // The C APIs' string out-parameters: copies `text` into `buffer` (truncated, always
 // NUL-terminated when size > 0) and returns its full length.
 int CopyToBuffer(const std::string& text, char* buffer, size_t size);
+
+// --- The discovery of a toolkit library ---------------------------------------------------------
+// NVRTC and cuBLAS are discovered alike (loader/DESIGN.md, "One mechanism, many libraries"): the
+// driver's version after the clamp decides, an explicit path is the only one tried, else the
+// SONAMEs newest first are searched (the test-only search_paths, or the shared search plan, each
+// file judged once) and the first acceptable file is taken. A library brings only its policy.
+
+// A toolkit library's policy for the skeleton below. `Planned` has `path` and `source`.
+template <class Planned>
+struct ToolkitSearch {
+  const char* env_name;  // its explicit path variable: "CUDYN_NVRTC_PATH"
+  const char* name;      // "NVRTC", in the warning when there is no driver
+  std::vector<std::string> (*sonames)();                  // newest first
+  std::vector<Planned> (*plan)(const std::string& root);  // the files of the shared search
+  int (*default_driver_version)();  // the default driver's effective version, 0 without one
+};
+
+// Runs the skeleton for `options` (NvrtcOptions, CublasOptions: use_environment,
+// max_cuda_version, driver_version, search_paths): sets `*driver_version` (0: no driver) before
+// any candidate is tried, then calls `try_candidate(path, source)` — the library's judgement,
+// which records the candidate with why it was taken or refused in `candidates` and returns
+// whether it was accepted — until one is. Every warning collected is logged at the end. Returns
+// whether a library was accepted; the library writes its own error.
+template <class Planned, class Options, class Candidate, class TryCandidate>
+bool DiscoverToolkitLibrary(const ToolkitSearch<Planned>& search, const Options& options,
+                            const std::string& explicit_path, int* driver_version,
+                            std::vector<Candidate>* candidates,
+                            std::vector<std::string>* warnings, TryCandidate try_candidate) {
+  using Source = decltype(Candidate::source);
+  if (options.use_environment) {
+    std::string log_warning = ConfigureLogFromEnvironment();
+    if (!log_warning.empty()) warnings->push_back(log_warning);
+  }
+  const std::optional<int> clamp =
+      ChooseClamp(options.max_cuda_version, options.use_environment, nullptr);
+  *driver_version =
+      options.driver_version ? *options.driver_version : search.default_driver_version();
+  if (clamp && *driver_version > 0 && *clamp < *driver_version) *driver_version = *clamp;
+
+  const std::optional<bool> explicit_accepted = TryExplicitPath(
+      explicit_path, options.use_environment, search.env_name, candidates, warnings,
+      try_candidate);
+  bool accepted = explicit_accepted.value_or(false);
+  if (!explicit_accepted) {
+    if (*driver_version == 0) {
+      warnings->push_back(std::string("no usable NVIDIA driver: taking the newest ") +
+                          search.name + " found");
+    }
+    if (options.search_paths) {
+      for (const std::string& soname : search.sonames()) {
+        for (const std::string& dir : *options.search_paths) {
+          const std::string file = dir + "/" + soname;
+          if (!accepted && FileExists(file)) accepted = try_candidate(file, Source::kSearchPath);
+        }
+      }
+    } else {
+      // A file reached again under another name (/usr/local/cuda -> cuda-13.0, targets/...) was
+      // already judged: it is not tried twice.
+      std::vector<std::string> tried;
+      for (const Planned& planned : search.plan(std::string())) {
+        if (accepted) break;
+        if (planned.source != Source::kDefaultSearch) {
+          if (!FileExists(planned.path)) continue;
+          const std::string real = RealPath(planned.path);
+          if (std::find(tried.begin(), tried.end(), real) != tried.end()) continue;
+        }
+        accepted = try_candidate(planned.path, planned.source);
+        if (!candidates->empty()) tried.push_back(RealPath(candidates->back().path));
+      }
+    }
+  }
+  for (const std::string& w : *warnings) Warn(w);
+  return accepted;
+}
 
 // --- Adapter instances ------------------------------------------------------------------------
 

@@ -74,33 +74,6 @@ const CublasRule* RuleFor(int index, int rules_version) {
   return nullptr;
 }
 
-bool Exists(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
-}
-
-CublasSource SourceOf(internal::SearchPlace place) {
-  switch (place) {
-    case internal::SearchPlace::kDefaultSearch:
-      return CublasSource::kDefaultSearch;
-    case internal::SearchPlace::kCudaHome:
-      return CublasSource::kCudaHome;
-    case internal::SearchPlace::kPythonWheel:
-      return CublasSource::kPythonWheel;
-    case internal::SearchPlace::kWellKnownDirectory:
-      break;
-  }
-  return CublasSource::kWellKnownDirectory;
-}
-
-std::string RealPath(const std::string& path) {
-  char* real = realpath(path.c_str(), nullptr);
-  if (real == nullptr) return path;
-  std::string out(real);
-  free(real);
-  return out;
-}
-
 std::string CudaText(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
@@ -108,6 +81,12 @@ std::string CudaText(int version) {
 std::string CublasText(int version) {
   return std::to_string(version / 10000) + "." + std::to_string(version % 10000 / 100) + "." +
          std::to_string(version % 100);
+}
+
+// The default driver's effective version, 0 without a usable one.
+int DefaultDriverVersion() {
+  Driver& driver = DefaultDriver();
+  return driver.ok() ? driver.effective_version() : 0;
 }
 
 }  // namespace
@@ -118,32 +97,12 @@ std::string_view CublasSymbol(int index) {
 
 int CublasMinDriver(int major) { return CudartFamilyMinDriver(major, 0); }
 
-std::vector<std::string> CublasSonames() {
-  std::vector<std::string> out;
-  for (int i = static_cast<int>(sizeof(kVersions) / sizeof(kVersions[0])) - 1; i >= 0; --i) {
-    if (std::find(out.begin(), out.end(), kVersions[i].soname) == out.end()) {
-      out.push_back(kVersions[i].soname);
-    }
-  }
-  return out;
-}
+std::vector<std::string> CublasSonames() { return internal::SonamesNewestFirst(kVersions); }
 
 std::vector<PlannedCublas> CublasSearchPlan(const std::string& root) {
-  const internal::SearchInputs inputs = internal::ReadSearchInputs(root);
-  std::vector<PlannedCublas> plan;
-  for (const std::string& soname : CublasSonames()) {
-    // The cuBLAS wheels: nvidia-cublas-cu11/-cu12 install nvidia/cublas/lib, the CUDA 13 ones
-    // nvidia/cu13/lib (as the runtime's).
-    const int major = std::atoi(soname.c_str() + std::strlen("libcublas.so."));
-    const std::string wheel = major >= 13 ? "/nvidia/cu" + std::to_string(major) + "/lib"
-                                          : "/nvidia/cublas/lib";
-    for (const internal::SearchDirectory& d : internal::SearchDirectories(inputs, wheel)) {
-      plan.push_back({d.place == internal::SearchPlace::kDefaultSearch ? soname
-                                                                        : d.dir + "/" + soname,
-                      SourceOf(d.place)});
-    }
-  }
-  return plan;
+  // The nvidia-cublas-cu11/-cu12 wheels install nvidia/cublas/lib, the CUDA 13 ones nvidia/cu13/lib.
+  return internal::ToolkitSearchPlan<PlannedCublas>(root, CublasSonames(), "libcublas.so.",
+                                                   "/nvidia/cublas/lib");
 }
 
 const char* CublasSourceName(CublasSource source) {
@@ -194,22 +153,12 @@ const char* CublasRejectionName(CublasRejection rejection) {
 struct CublasPolicy {
   static internal::Binding Bind(void* self, int index, internal::BindMode) {
     Cublas& b = *static_cast<Cublas*>(self);
-    internal::Binding binding;
     const CublasRule* rule = RuleFor(index, b.rules_version_);
-    if (rule == nullptr) return binding;
-    int k = 0;
-    for (const char* c = rule->candidates; *c != '\0'; c += std::strlen(c) + 1, ++k) {
-      void* fn = dlsym(b.handle_, c);
-      if (fn != nullptr && !internal::IsCudynFunction(fn)) {
-        binding.fn = fn;
-        binding.status = internal::SlotState::kNative;
-        binding.via = static_cast<uint8_t>(k);
-        return binding;
-      }
-    }
+    if (rule == nullptr) return internal::Binding();
+    internal::Binding binding = internal::BindFirstExported(b.handle_, rule->candidates);
     // Not exported by the real version whose facts apply: a newer cuBLAS than the facts know may
     // export it under its own name (never one the facts say is declared otherwise).
-    if (k == 0 && std::strncmp(rule->reason, "not exported", 12) == 0) {
+    if (rule->candidates[0] == '\0' && std::strncmp(rule->reason, "not exported", 12) == 0) {
       const std::string own(CublasSymbol(index));
       void* fn = dlsym(b.handle_, own.c_str());
       if (fn != nullptr && !internal::IsCudynFunction(fn)) {
@@ -244,16 +193,9 @@ std::unique_ptr<Cublas> Cublas::Open(const CublasOptions& options) {
 bool Cublas::TryCandidate(const std::string& path, CublasSource source) {
   const bool is_explicit = source == CublasSource::kOption || source == CublasSource::kEnvironment;
   internal::OpenedLibrary opened = internal::OpenCandidate(path, false, kCublasIdentity);
-  if (opened.failure == internal::OpenFailure::kNotTheLibrary) {
-    internal::AddCandidate(&candidates_, opened.loaded_path, source, CublasRejection::kNotCublas,
-                           std::string("exports no cublasGetProperty: not a cuBLAS library"));
-    return false;
-  }
-  if (opened.handle == nullptr) {
-    internal::AddCandidate(
-        &candidates_,
-        opened.failure == internal::OpenFailure::kIsCudyn ? opened.loaded_path : path, source,
-        internal::RejectionFor<CublasRejection>(opened.failure), std::move(opened.reason));
+  if (internal::RecordOpenRefusal(&opened, path, source, CublasRejection::kNotCublas,
+                                  "exports no cublasGetProperty: not a cuBLAS library",
+                                  &candidates_)) {
     return false;
   }
   auto get_property = reinterpret_cast<CublasGetPropertyFn>(opened.version_function);
@@ -330,59 +272,21 @@ void Cublas::NoteCublasLt() {
   }
   dlclose(lt);
   const std::string beside = path_.substr(0, path_.rfind('/') + 1) + name;
-  if (path_.find('/') != std::string::npos && Exists(beside) &&
-      RealPath(beside) != RealPath(cublaslt_)) {
+  if (path_.find('/') != std::string::npos && internal::FileExists(beside) &&
+      internal::RealPath(beside) != internal::RealPath(cublaslt_)) {
     warnings_.push_back("cuBLAS " + path_ + " uses " + cublaslt_ + ", not the " + name +
                         " beside it (one of that name was loaded first)");
   }
 }
 
-void Cublas::Discover(const CublasOptions& options) {
-  if (options.use_environment) {
-    std::string log_warning = internal::ConfigureLogFromEnvironment();
-    if (!log_warning.empty()) warnings_.push_back(log_warning);
-  }
-  const std::optional<int> clamp =
-      internal::ChooseClamp(options.max_cuda_version, options.use_environment, nullptr);
-  if (options.driver_version) {
-    driver_version_ = *options.driver_version;
-  } else {
-    Driver& driver = DefaultDriver();
-    driver_version_ = driver.ok() ? driver.effective_version() : 0;
-  }
-  if (clamp && driver_version_ > 0 && *clamp < driver_version_) driver_version_ = *clamp;
+// cuBLAS's policy for the core's toolkit discovery (loader/core.h).
+constexpr internal::ToolkitSearch<PlannedCublas> kCublasSearch = {
+    "CUDYN_CUBLAS_PATH", "cuBLAS", &CublasSonames, &CublasSearchPlan, &DefaultDriverVersion};
 
-  const std::optional<bool> explicit_accepted = internal::TryExplicitPath(
-      options.cublas_path, options.use_environment, "CUDYN_CUBLAS_PATH", &candidates_, &warnings_,
+void Cublas::Discover(const CublasOptions& options) {
+  const bool accepted = internal::DiscoverToolkitLibrary(
+      kCublasSearch, options, options.cublas_path, &driver_version_, &candidates_, &warnings_,
       [this](const std::string& path, CublasSource source) { return TryCandidate(path, source); });
-  bool accepted = explicit_accepted.value_or(false);
-  if (!explicit_accepted) {
-    if (driver_version_ == 0) {
-      warnings_.push_back("no usable NVIDIA driver: taking the newest cuBLAS found");
-    }
-    if (options.search_paths) {
-      for (const std::string& soname : CublasSonames()) {
-        for (const std::string& dir : *options.search_paths) {
-          const std::string file = dir + "/" + soname;
-          if (!accepted && Exists(file)) accepted = TryCandidate(file, CublasSource::kSearchPath);
-        }
-      }
-    } else {
-      // A file reached again under another name (/usr/local/cuda -> cuda-13.0, ...) is judged once.
-      std::vector<std::string> tried;
-      for (const PlannedCublas& planned : CublasSearchPlan()) {
-        if (accepted) break;
-        if (planned.source != CublasSource::kDefaultSearch) {
-          if (!Exists(planned.path)) continue;
-          const std::string real = RealPath(planned.path);
-          if (std::find(tried.begin(), tried.end(), real) != tried.end()) continue;
-        }
-        accepted = TryCandidate(planned.path, planned.source);
-        if (!candidates_.empty()) tried.push_back(RealPath(candidates_.back().path));
-      }
-    }
-  }
-  for (const std::string& w : warnings_) internal::Warn(w);
   if (!accepted) {
     error_ = kCublasStatusNotInitialized;
     table_->SetLastError("cudyn: no usable cuBLAS (libcublas) for this driver (CUDA " +

@@ -68,37 +68,16 @@ const NvrtcRule* RuleFor(int index, int rules_version) {
   return nullptr;
 }
 
-bool Exists(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
-}
-
-NvrtcSource SourceOf(internal::SearchPlace place) {
-  switch (place) {
-    case internal::SearchPlace::kDefaultSearch:
-      return NvrtcSource::kDefaultSearch;
-    case internal::SearchPlace::kCudaHome:
-      return NvrtcSource::kCudaHome;
-    case internal::SearchPlace::kPythonWheel:
-      return NvrtcSource::kPythonWheel;
-    case internal::SearchPlace::kWellKnownDirectory:
-      break;
-  }
-  return NvrtcSource::kWellKnownDirectory;
-}
-
-std::string RealPath(const std::string& path) {
-  char* real = realpath(path.c_str(), nullptr);
-  if (real == nullptr) return path;
-  std::string out(real);
-  free(real);
-  return out;
-}
-
 std::string IsaText(int isa) { return std::to_string(isa / 10) + "." + std::to_string(isa % 10); }
 
 std::string CudaText(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+// The default driver's effective version, 0 without a usable one.
+int DefaultDriverVersion() {
+  Driver& driver = DefaultDriver();
+  return driver.ok() ? driver.effective_version() : 0;
 }
 
 }  // namespace
@@ -107,32 +86,13 @@ std::string_view NvrtcSymbol(int index) {
   return index >= 0 && index < kNvrtcEntryCount ? kSymbols[index] : std::string_view();
 }
 
-std::vector<std::string> NvrtcSonames() {
-  std::vector<std::string> out;
-  for (int i = static_cast<int>(sizeof(kVersions) / sizeof(kVersions[0])) - 1; i >= 0; --i) {
-    if (std::find(out.begin(), out.end(), kVersions[i].soname) == out.end()) {
-      out.push_back(kVersions[i].soname);
-    }
-  }
-  return out;
-}
+std::vector<std::string> NvrtcSonames() { return internal::SonamesNewestFirst(kVersions); }
 
 std::vector<PlannedNvrtc> NvrtcSearchPlan(const std::string& root) {
-  const internal::SearchInputs inputs = internal::ReadSearchInputs(root);
-  std::vector<PlannedNvrtc> plan;
-  for (const std::string& soname : NvrtcSonames()) {
-    // The NVRTC wheels: nvidia-cuda-nvrtc-cu11/-cu12 install nvidia/cuda_nvrtc/lib, the CUDA 13
-    // ones nvidia/cu13/lib (as the runtime's).
-    const int major = std::atoi(soname.c_str() + std::strlen("libnvrtc.so."));
-    const std::string wheel = major >= 13 ? "/nvidia/cu" + std::to_string(major) + "/lib"
-                                          : "/nvidia/cuda_nvrtc/lib";
-    for (const internal::SearchDirectory& d : internal::SearchDirectories(inputs, wheel)) {
-      plan.push_back({d.place == internal::SearchPlace::kDefaultSearch ? soname
-                                                                        : d.dir + "/" + soname,
-                      SourceOf(d.place)});
-    }
-  }
-  return plan;
+  // The nvidia-cuda-nvrtc-cu11/-cu12 wheels install nvidia/cuda_nvrtc/lib, the CUDA 13 ones
+  // nvidia/cu13/lib.
+  return internal::ToolkitSearchPlan<PlannedNvrtc>(root, NvrtcSonames(), "libnvrtc.so.",
+                                                   "/nvidia/cuda_nvrtc/lib");
 }
 
 const char* NvrtcSourceName(NvrtcSource source) {
@@ -183,20 +143,9 @@ const char* NvrtcRejectionName(NvrtcRejection rejection) {
 struct NvrtcPolicy {
   static internal::Binding Bind(void* self, int index, internal::BindMode) {
     Nvrtc& n = *static_cast<Nvrtc*>(self);
-    internal::Binding binding;
     const NvrtcRule* rule = RuleFor(index, n.rules_version_);
-    if (rule == nullptr) return binding;
-    int k = 0;
-    for (const char* c = rule->candidates; *c != '\0'; c += std::strlen(c) + 1, ++k) {
-      void* fn = dlsym(n.handle_, c);
-      if (fn != nullptr && !internal::IsCudynFunction(fn)) {
-        binding.fn = fn;
-        binding.status = internal::SlotState::kNative;
-        binding.via = static_cast<uint8_t>(k);
-        return binding;
-      }
-    }
-    return binding;
+    return rule != nullptr ? internal::BindFirstExported(n.handle_, rule->candidates)
+                           : internal::Binding();
   }
   static std::string MissingText(const void* self, int index) {
     return static_cast<const Nvrtc*>(self)->MissingText(index);
@@ -223,16 +172,8 @@ std::unique_ptr<Nvrtc> Nvrtc::Open(const NvrtcOptions& options) {
 bool Nvrtc::TryCandidate(const std::string& path, NvrtcSource source) {
   const bool is_explicit = source == NvrtcSource::kOption || source == NvrtcSource::kEnvironment;
   internal::OpenedLibrary opened = internal::OpenCandidate(path, false, kNvrtcIdentity);
-  if (opened.failure == internal::OpenFailure::kNotTheLibrary) {
-    internal::AddCandidate(&candidates_, opened.loaded_path, source, NvrtcRejection::kNotNvrtc,
-                           std::string("exports no nvrtcVersion: not an NVRTC library"));
-    return false;
-  }
-  if (opened.handle == nullptr) {
-    internal::AddCandidate(
-        &candidates_,
-        opened.failure == internal::OpenFailure::kIsCudyn ? opened.loaded_path : path, source,
-        internal::RejectionFor<NvrtcRejection>(opened.failure), std::move(opened.reason));
+  if (internal::RecordOpenRefusal(&opened, path, source, NvrtcRejection::kNotNvrtc,
+                                  "exports no nvrtcVersion: not an NVRTC library", &candidates_)) {
     return false;
   }
   int major = 0, minor = 0;
@@ -295,7 +236,7 @@ void Nvrtc::LoadBuiltins(int major, int minor) {
     return;
   }
   const std::string file = path_.substr(0, path_.rfind('/') + 1) + name;
-  if (path_.find('/') == std::string::npos || !Exists(file)) {
+  if (path_.find('/') == std::string::npos || !internal::FileExists(file)) {
     builtins_ = name + " (not beside " + path_ + ": left to NVRTC's own search)";
     return;
   }
@@ -308,53 +249,14 @@ void Nvrtc::LoadBuiltins(int major, int minor) {
   }
 }
 
-void Nvrtc::Discover(const NvrtcOptions& options) {
-  if (options.use_environment) {
-    std::string log_warning = internal::ConfigureLogFromEnvironment();
-    if (!log_warning.empty()) warnings_.push_back(log_warning);
-  }
-  const std::optional<int> clamp =
-      internal::ChooseClamp(options.max_cuda_version, options.use_environment, nullptr);
-  if (options.driver_version) {
-    driver_version_ = *options.driver_version;
-  } else {
-    Driver& driver = DefaultDriver();
-    driver_version_ = driver.ok() ? driver.effective_version() : 0;
-  }
-  if (clamp && driver_version_ > 0 && *clamp < driver_version_) driver_version_ = *clamp;
+// NVRTC's policy for the core's toolkit discovery (loader/core.h).
+constexpr internal::ToolkitSearch<PlannedNvrtc> kNvrtcSearch = {
+    "CUDYN_NVRTC_PATH", "NVRTC", &NvrtcSonames, &NvrtcSearchPlan, &DefaultDriverVersion};
 
-  const std::optional<bool> explicit_accepted = internal::TryExplicitPath(
-      options.nvrtc_path, options.use_environment, "CUDYN_NVRTC_PATH", &candidates_, &warnings_,
+void Nvrtc::Discover(const NvrtcOptions& options) {
+  const bool accepted = internal::DiscoverToolkitLibrary(
+      kNvrtcSearch, options, options.nvrtc_path, &driver_version_, &candidates_, &warnings_,
       [this](const std::string& path, NvrtcSource source) { return TryCandidate(path, source); });
-  bool accepted = explicit_accepted.value_or(false);
-  if (!explicit_accepted) {
-    if (driver_version_ == 0) {
-      warnings_.push_back("no usable NVIDIA driver: taking the newest NVRTC found");
-    }
-    if (options.search_paths) {
-      for (const std::string& soname : NvrtcSonames()) {
-        for (const std::string& dir : *options.search_paths) {
-          const std::string file = dir + "/" + soname;
-          if (!accepted && Exists(file)) accepted = TryCandidate(file, NvrtcSource::kSearchPath);
-        }
-      }
-    } else {
-      // A file reached again under another name (/usr/local/cuda -> cuda-13.0, targets/...) was
-      // already judged: it is not tried twice.
-      std::vector<std::string> tried;
-      for (const PlannedNvrtc& planned : NvrtcSearchPlan()) {
-        if (accepted) break;
-        if (planned.source != NvrtcSource::kDefaultSearch) {
-          if (!Exists(planned.path)) continue;
-          const std::string real = RealPath(planned.path);
-          if (std::find(tried.begin(), tried.end(), real) != tried.end()) continue;
-        }
-        accepted = TryCandidate(planned.path, planned.source);
-        if (!candidates_.empty()) tried.push_back(RealPath(candidates_.back().path));
-      }
-    }
-  }
-  for (const std::string& w : warnings_) internal::Warn(w);
   if (!accepted) {
     error_ = kNvrtcErrorInternalError;
     table_->SetLastError("cudyn: no usable NVRTC (libnvrtc) for this driver (CUDA " +

@@ -1,10 +1,13 @@
-// libFuzzer target: cudyn's environment and version parsing. The input is up to five lines:
-//   CUDYN_MAX_CUDA_VERSION, CUDYN_PER_THREAD_DEFAULT_STREAM, CUDYN_LOG, CUDYN_DRIVER_PATH, and a
-//   last line that, when it starts with "opt", makes the clamp an explicit option instead.
+// libFuzzer target: cudyn's environment and version parsing. The input is up to seven lines:
+//   CUDYN_MAX_CUDA_VERSION, CUDYN_PER_THREAD_DEFAULT_STREAM, CUDYN_LOG, CUDYN_DRIVER_PATH, a
+//   line that, when it starts with "opt", makes the clamp an explicit option instead, then
+//   CUDYN_NVRTC_PATH and CUDYN_CUBLAS_PATH.
 // ParseCudaVersion / ParseBool get the raw lines (invariants checked), then the whole environment
 // path runs: Driver::Open(use_environment) with the fuzzed variables set. CUDYN_DRIVER_PATH is
 // always made harmless: either kept relative (rejected without any file access) or put under a
-// directory that does not exist, with ".." removed, so no library is ever loaded.
+// directory that does not exist, with ".." removed, so no library is ever loaded. NVRTC and cuBLAS
+// then run their discovery (loader/core.h's DiscoverToolkitLibrary) on the same variables, their
+// paths made harmless alike, with a fixed driver version and no search after the explicit path.
 //
 // Build and run: tests/fuzz/run_fuzzer.sh env [seconds]. Under Bazel: :env_fuzzer_smoke.
 #include <cstddef>
@@ -15,11 +18,48 @@
 #include <string>
 #include <vector>
 
+#include "loader/cublas.h"
 #include "loader/cudyn.h"
+#include "loader/nvrtc.h"
 #include "tests/fuzz/fuzz_input.h"
 
+namespace {
+
+// A fuzzed library path that loads nothing: relative (rejected before any file access) or under a
+// directory that does not exist, with ".." removed.
+std::string Harmless(std::string path) {
+  for (size_t dots; (dots = path.find("..")) != std::string::npos;) path.erase(dots, 2);
+  if (!path.empty() && path[0] == '/') path = "/nonexistent-cudyn-fuzz" + path;
+  return path;
+}
+
+// Opens a toolkit library (Nvrtc, Cublas) from the environment, whose explicit path variable holds
+// `path`: nothing is found, and the one candidate recorded is that path.
+template <class Library, class Options>
+void CheckToolkit(Options options, const std::string& path, int no_library) {
+  options.use_environment = true;
+  options.driver_version = 12080;  // the default driver is not opened
+  if (path.empty()) options.search_paths = std::vector<std::string>{};
+  std::unique_ptr<Library> lib = Library::Open(options);
+  if (lib == nullptr) __builtin_trap();
+  if (lib->ok() || lib->error() != no_library || lib->missing_result() != no_library) {
+    __builtin_trap();
+  }
+  if (lib->Resolve(0) != nullptr || lib->last_error().empty()) __builtin_trap();
+  if (!path.empty()) {
+    if (lib->candidates().size() != 1 || lib->candidates()[0].path != path) __builtin_trap();
+    if (lib->candidates()[0].accepted()) __builtin_trap();
+  } else if (!lib->candidates().empty()) {
+    __builtin_trap();
+  }
+  // The clamp applies to the driver version the choice uses, never raises it.
+  if (lib->driver_version() > 12080 || lib->driver_version() <= 0) __builtin_trap();
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::vector<std::string> f = cudyn::fuzz::Lines(data, size, 5);
+  const std::vector<std::string> f = cudyn::fuzz::Lines(data, size, 7);
 
   std::optional<int> version = cudyn::ParseCudaVersion(f[0]);
   if (version && (*version < 1000 || *version > 99999)) __builtin_trap();
@@ -29,9 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (flag && f[1].size() > 5) __builtin_trap();
 
   // CUDYN_DRIVER_PATH: relative (rejected before any file access) or under a missing directory.
-  std::string path = f[3];
-  for (size_t dots; (dots = path.find("..")) != std::string::npos;) path.erase(dots, 2);
-  if (!path.empty() && path[0] == '/') path = "/nonexistent-cudyn-fuzz" + path;
+  const std::string path = Harmless(f[3]);
 
   cudyn::fuzz::SetOrUnset("CUDYN_MAX_CUDA_VERSION", f[0]);
   cudyn::fuzz::SetOrUnset("CUDYN_PER_THREAD_DEFAULT_STREAM", f[1]);
@@ -59,5 +97,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool clamp_from_env = f[4].rfind("opt", 0) != 0 && !f[0].empty();
   if (clamp_warning != (clamp_from_env && !version)) __builtin_trap();
   if (stream_warning != (!f[1].empty() && !flag)) __builtin_trap();
+
+  const std::string nvrtc_path = Harmless(f[5]), cublas_path = Harmless(f[6]);
+  cudyn::fuzz::SetOrUnset("CUDYN_NVRTC_PATH", nvrtc_path);
+  cudyn::fuzz::SetOrUnset("CUDYN_CUBLAS_PATH", cublas_path);
+  cudyn::NvrtcOptions nvrtc_options;
+  cudyn::CublasOptions cublas_options;
+  if (f[4].rfind("opt", 0) == 0) {
+    nvrtc_options.max_cuda_version = version.value_or(12000);
+    cublas_options.max_cuda_version = version.value_or(12000);
+  }
+  CheckToolkit<cudyn::Nvrtc>(nvrtc_options, nvrtc_path, cudyn::kNvrtcErrorInternalError);
+  CheckToolkit<cudyn::Cublas>(cublas_options, cublas_path, cudyn::kCublasStatusNotInitialized);
   return 0;
 }

@@ -1,12 +1,15 @@
 // Out of memory in the loader, the same for every library it binds: each allocation of an Open,
 // of a bind and of the default instance is failed in turn (this binary replaces operator new),
-// and the driver and the runtime must answer alike —
+// and the driver, the runtime, NVRTC and cuBLAS must answer alike —
 //   * the object or its entry table cannot be allocated: Open returns null (the first four
 //     allocations: object, table, slot array, per-entry flags);
 //   * a later allocation fails during discovery: an object that is either open or reports the
-//     library's "no library" error (303), whose every entry then answers missing;
+//     library's "no library" error (303, NVRTC_ERROR_INTERNAL_ERROR,
+//     CUBLAS_STATUS_NOT_INITIALIZED), whose every entry then answers missing;
 //   * a bind runs out of memory: the entry stays unbound and binds on the next call;
-//   * the default instance cannot be allocated: an unopened instance whose calls answer 303.
+//   * the default instance cannot be allocated: an unopened instance whose calls answer that error.
+// NVRTC and cuBLAS are the generated 12.2 fakes of tests/fake_toolkit (named by their explicit
+// path: the discovery after it is the same core code, loader/core.h's DiscoverToolkitLibrary).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,8 +20,10 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "loader/cublas.h"
 #include "loader/cudart.h"
 #include "loader/cudyn.h"
+#include "loader/nvrtc.h"
 #include "tests/fake_driver/fake_versions.h"
 #include "tests/util/runfiles.h"
 
@@ -110,9 +115,47 @@ struct RuntimeSide {
   static Runtime& Default() { return DefaultRuntime(); }
 };
 
+struct NvrtcSide {
+  using Library = Nvrtc;
+  static std::string Path() {
+    return testing::Runfile("tests/fake_toolkit/nvrtc_12.2/libnvrtc.so.12");
+  }
+  static NvrtcOptions Options() {
+    NvrtcOptions options;
+    options.nvrtc_path = Path();
+    options.driver_version = 12080;
+    return options;
+  }
+  static std::unique_ptr<Nvrtc> Open(const NvrtcOptions& options) { return Nvrtc::Open(options); }
+  static constexpr int kCount = kNvrtcEntryCount;
+  static constexpr int kNoLibrary = kNvrtcErrorInternalError;
+  static constexpr const char* kPathVariable = "CUDYN_NVRTC_PATH";
+  static Nvrtc& Default() { return DefaultNvrtc(); }
+};
+
+struct CublasSide {
+  using Library = Cublas;
+  static std::string Path() {
+    return testing::Runfile("tests/fake_toolkit/cublas_12.2/libcublas.so.12");
+  }
+  static CublasOptions Options() {
+    CublasOptions options;
+    options.cublas_path = Path();
+    options.driver_version = 12080;
+    return options;
+  }
+  static std::unique_ptr<Cublas> Open(const CublasOptions& options) {
+    return Cublas::Open(options);
+  }
+  static constexpr int kCount = kCublasEntryCount;
+  static constexpr int kNoLibrary = kCublasStatusNotInitialized;
+  static constexpr const char* kPathVariable = "CUDYN_CUBLAS_PATH";
+  static Cublas& Default() { return DefaultCublas(); }
+};
+
 template <class Side>
 class AllocFailureTest : public ::testing::Test {};
-using Sides = ::testing::Types<DriverSide, RuntimeSide>;
+using Sides = ::testing::Types<DriverSide, RuntimeSide, NvrtcSide, CublasSide>;
 TYPED_TEST_SUITE(AllocFailureTest, Sides);
 
 // The library's answers when nothing could be bound: every entry missing, no function.

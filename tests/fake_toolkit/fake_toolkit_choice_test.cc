@@ -1,0 +1,119 @@
+// The NVRTC and cuBLAS choice rules on releases cudyn has no real library of (the generated fakes
+// of this package): a 12.2 NVRTC is what a 12.2 driver gets when the real 12.4 one beside it
+// emits PTX the driver cannot JIT, and a 12.2 cuBLAS is taken or refused by its CUDA major alone.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "loader/cublas.h"
+#include "loader/nvrtc.h"
+#include "tests/util/runfiles.h"
+
+namespace cudyn {
+namespace {
+
+std::string Dir(const std::string& file) { return file.substr(0, file.rfind('/')); }
+
+std::string FakeNvrtc() { return testing::Runfile("tests/fake_toolkit/nvrtc_12.2/libnvrtc.so.12"); }
+std::string FakeCublas() {
+  return testing::Runfile("tests/fake_toolkit/cublas_12.2/libcublas.so.12");
+}
+std::string RealNvrtc124() { return testing::Runfile("cuda_nvrtc/12.4/libnvrtc.so.12"); }
+
+// The real 12.4 NVRTC's directory is searched first, the fake 12.2's second.
+NvrtcOptions NvrtcSearch(int driver_version) {
+  NvrtcOptions options;
+  options.driver_version = driver_version;
+  options.search_paths = std::vector<std::string>{Dir(RealNvrtc124()), Dir(FakeNvrtc())};
+  return options;
+}
+
+TEST(FakeNvrtcTest, TwelveTwoDriverRefusesRealTwelveFourAndTakesTheFake) {
+  auto nvrtc = Nvrtc::Open(NvrtcSearch(12020));
+  ASSERT_TRUE(nvrtc);
+  ASSERT_TRUE(nvrtc->ok()) << nvrtc->last_error();
+  EXPECT_EQ(nvrtc->version(), 12020);
+  EXPECT_EQ(nvrtc->path(), FakeNvrtc());
+  EXPECT_EQ(nvrtc->found_by(), NvrtcSource::kSearchPath);
+  ASSERT_EQ(nvrtc->candidates().size(), 2u);
+  const NvrtcCandidate& refused = nvrtc->candidates()[0];
+  EXPECT_EQ(refused.rejection, NvrtcRejection::kPtxTooNew);
+  EXPECT_EQ(refused.version, 12040);
+  EXPECT_NE(refused.reason.find("cannot load it"), std::string::npos) << refused.reason;
+  EXPECT_TRUE(nvrtc->candidates()[1].accepted());
+  // The fake binds by the 11.8 facts (the newest known at or below 12.2) and exports their names.
+  EXPECT_LT(nvrtc->BindAll(), kNvrtcEntryCount);
+}
+
+TEST(FakeNvrtcTest, ClampToTwelveTwoOnANewerDriverTakesTheFake) {
+  NvrtcOptions options = NvrtcSearch(12080);
+  options.max_cuda_version = 12020;
+  auto nvrtc = Nvrtc::Open(options);
+  ASSERT_TRUE(nvrtc && nvrtc->ok()) << (nvrtc ? nvrtc->last_error() : "null");
+  EXPECT_EQ(nvrtc->driver_version(), 12020);
+  EXPECT_EQ(nvrtc->version(), 12020);
+  // Without the clamp the 12.8 driver JITs 12.4's PTX: the real one, searched first, is taken.
+  auto unclamped = Nvrtc::Open(NvrtcSearch(12080));
+  ASSERT_TRUE(unclamped && unclamped->ok());
+  EXPECT_EQ(unclamped->version(), 12040);
+}
+
+TEST(FakeNvrtcTest, TwelveOneDriverRefusesBoth) {
+  auto nvrtc = Nvrtc::Open(NvrtcSearch(12010));
+  ASSERT_TRUE(nvrtc);
+  EXPECT_FALSE(nvrtc->ok());
+  EXPECT_EQ(nvrtc->error(), kNvrtcErrorInternalError);
+  EXPECT_EQ(nvrtc->missing_result(), kNvrtcErrorInternalError);
+  ASSERT_EQ(nvrtc->candidates().size(), 2u);
+  for (const NvrtcCandidate& c : nvrtc->candidates()) {
+    EXPECT_EQ(c.rejection, NvrtcRejection::kPtxTooNew) << c.path << ": " << c.reason;
+  }
+  EXPECT_EQ(nvrtc->candidates()[1].version, 12020);
+  EXPECT_NE(nvrtc->last_error().find(FakeNvrtc()), std::string::npos) << nvrtc->last_error();
+}
+
+CublasOptions CublasSearch(int driver_version) {
+  CublasOptions options;
+  options.driver_version = driver_version;
+  options.search_paths = std::vector<std::string>{Dir(FakeCublas())};
+  return options;
+}
+
+TEST(FakeCublasTest, TwelveZeroDriverTakesTheFake) {
+  auto cublas = Cublas::Open(CublasSearch(12000));
+  ASSERT_TRUE(cublas && cublas->ok()) << (cublas ? cublas->last_error() : "null");
+  EXPECT_EQ(cublas->version(), 120205);
+  EXPECT_EQ(cublas->path(), FakeCublas());
+  ASSERT_EQ(cublas->candidates().size(), 1u);
+  EXPECT_EQ(cublas->candidates()[0].cudart_version, 12020);
+  EXPECT_LT(cublas->BindAll(), kCublasEntryCount);
+}
+
+TEST(FakeCublasTest, ClampBelowTwelveRefusesTheFakeWithTheReason) {
+  CublasOptions options = CublasSearch(12020);
+  options.max_cuda_version = 11080;
+  auto cublas = Cublas::Open(options);
+  ASSERT_TRUE(cublas);
+  EXPECT_FALSE(cublas->ok());
+  EXPECT_EQ(cublas->error(), kCublasStatusNotInitialized);
+  ASSERT_EQ(cublas->candidates().size(), 1u);
+  const CublasCandidate& c = cublas->candidates()[0];
+  EXPECT_EQ(c.rejection, CublasRejection::kDriverTooOld);
+  EXPECT_EQ(c.version, 120205);
+  EXPECT_NE(c.reason.find("too old"), std::string::npos) << c.reason;
+  EXPECT_EQ(cublas->Resolve(0), nullptr);
+}
+
+// An explicit path is taken even when the rule refuses it, with a warning.
+TEST(FakeCublasTest, ExplicitPathOnTooOldDriverIsTakenWithAWarning) {
+  CublasOptions options;
+  options.driver_version = 11080;
+  options.cublas_path = FakeCublas();
+  auto cublas = Cublas::Open(options);
+  ASSERT_TRUE(cublas && cublas->ok()) << (cublas ? cublas->last_error() : "null");
+  ASSERT_FALSE(cublas->warnings().empty());
+  EXPECT_NE(cublas->warnings()[0].find("explicit cuBLAS taken although"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cudyn
