@@ -432,11 +432,27 @@ std::string RuntimePolicy::AdapterText(const void* self, int index) {
          " (CUDA " + std::to_string(rt.version_) + ")";
 }
 
+int Runtime::missing_result(int index) const {
+  if (!ok()) return error_;
+  if (index < 0 || index >= kCudartEntryCount) return kCudartErrorSymbolNotFound;
+  return driver_version_ < CudartRuleFor(index, family_).needs_driver ? kCudartErrorInsufficientDriver
+                                                                      : kCudartErrorNotSupported;
+}
+
 std::string Runtime::MissingText(int index) const {
   const CudartRule& rule = CudartRuleFor(index, family_);
+  const int needs = rule.needs_driver;
+  const std::string answer =
+      missing_result(index) == kCudartErrorInsufficientDriver
+          ? "; returning 35 cudaErrorInsufficientDriver: a runtime with it needs a CUDA " +
+                std::to_string(needs / 1000) + ".0 driver, the driver is CUDA " +
+                std::to_string(driver_version_)
+          : "; returning 801 cudaErrorNotSupported: the driver (CUDA " +
+                std::to_string(driver_version_) + ") runs a runtime with it (family " +
+                std::to_string(needs / 1000) + "), the chosen one lacks it";
   return "cudyn: " + std::string(CudartSymbol(index)) + " is not provided by " + path_ +
          " (CUDA runtime " + std::to_string(version_) + ", family " + std::to_string(family_) +
-         ")" + (rule.reason[0] != '\0' ? std::string(": ") + rule.reason : std::string());
+         ")" + (rule.reason[0] != '\0' ? std::string(": ") + rule.reason : std::string()) + answer;
 }
 
 int Runtime::BindAll() { return table_ != nullptr ? table_->BindAll() : kCudartEntryCount; }
