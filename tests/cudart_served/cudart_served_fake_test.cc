@@ -422,7 +422,7 @@ TEST_F(Served, GetDriverEntryPointByVersionAsksTheDriver) {
     EXPECT_EQ(rt->status(kCudart_cudaGetDriverEntryPointByVersion), EntryStatus::kAdapter);
     drv_.reset();
     void* p = nullptr;
-    auto st = static_cast<cudaDriverEntryPointQueryResult>(7);
+    auto st = cudaDriverEntryPointVersionNotSufficent;
     EXPECT_EQ(fn("cuMemAlloc", &p, 12000, cudaEnableDefault, &st), cudaSuccess);
     EXPECT_EQ(st, cudaDriverEntryPointSuccess);
     EXPECT_NE(p, nullptr);
@@ -446,9 +446,9 @@ TEST_F(Served, GetDriverEntryPointByVersionAsksTheDriver) {
     EXPECT_EQ(p, nullptr);
     // Above the 13.0 runtime's own version, or NULL arguments: 1, the driver not asked.
     const size_t before = DriverCalls("cuGetProcAddress_v2").size();
-    st = static_cast<cudaDriverEntryPointQueryResult>(7);
+    st = cudaDriverEntryPointVersionNotSufficent;
     EXPECT_EQ(fn("cuMemAlloc", &p, 99000, 0, &st), cudaErrorInvalidValue);
-    EXPECT_EQ(static_cast<int>(st), 7);
+    EXPECT_EQ(st, cudaDriverEntryPointVersionNotSufficent);  // untouched
     EXPECT_EQ(fn(nullptr, &p, 12000, 0, &st), cudaErrorInvalidValue);
     EXPECT_EQ(fn("cuMemAlloc", nullptr, 12000, 0, &st), cudaErrorInvalidValue);
     EXPECT_EQ(DriverCalls("cuGetProcAddress_v2").size(), before);
