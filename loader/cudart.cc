@@ -403,6 +403,16 @@ internal::Binding RuntimePolicy::Bind(void* self, int index, internal::BindMode)
       return binding;
     }
   }
+  if ((index == kCudart_cudaGetLastError || index == kCudart_cudaPeekAtLastError) &&
+      rt.family_ < 13 && rt.Symbol(CudartSymbol(index).data()) != nullptr) {
+    // Before 13.0 entries can be missing; their answer is reported as the runtime's last error.
+    binding.fn = internal::CudartLastErrorFunction(index == kCudart_cudaGetLastError,
+                                                   rt.adapter_instance_);
+    if (binding.fn != nullptr) {
+      binding.status = internal::SlotState::kAdapter;
+      return binding;
+    }
+  }
   int k = 0;
   for (const char* c = rule.candidates; *c != '\0'; c += std::strlen(c) + 1, ++k) {
     void* fn = dlsym(rt.handle_, c);
@@ -426,6 +436,11 @@ std::string RuntimePolicy::AdapterText(const void* self, int index) {
   if (index == kCudart_cudaDriverGetVersion && rt.clamped_) {
     return "cudaDriverGetVersion reports the clamp (CUDA " + std::to_string(rt.driver_version_) +
            ") over " + rt.path_;
+  }
+  if ((index == kCudart_cudaGetLastError || index == kCudart_cudaPeekAtLastError) &&
+      CudartRuleFor(index, rt.family_).adapter == CudartAdapter::kNone) {
+    return std::string(CudartSymbol(index)) + " reports the runtime's last error, else the " +
+           "answer cudyn gave for a missing entry, over " + rt.path_;
   }
   return std::string(CudartSymbol(index)) + " served by adapter " +
          CudartAdapterName(CudartRuleFor(index, rt.family_).adapter) + " on " + rt.path_ +

@@ -250,6 +250,11 @@ void ForgetCudartModule(void** module) noexcept;
 // The device name registered for `host_function`, or nullptr.
 const char* RegisteredCudartFunctionName(const void* host_function) noexcept;
 
+// The drop-in answered `result` (35 or 801) for an entry no path serves on this thread: what a
+// real runtime records as its last error, so cudaGetLastError / cudaPeekAtLastError report it
+// (on runtimes before 13.0, where entries can be missing) until cudaGetLastError resets it.
+void NoteCudartMissingAnswer(int result) noexcept;
+
 // The default runtime's slots and slow path, for the drop-in's trampolines.
 extern std::atomic<void*> g_default_cudart_slots[kCudartEntryCount];
 void* ResolveDefaultCudartSlow(int index);

@@ -976,7 +976,43 @@ cudaError_t ClampedDriverGetVersion(int* driverVersion) {
   return rc;
 }
 
+// The answer cudyn gave for an entry no path serves, per thread, as a runtime keeps its last error.
+thread_local int t_missing_answer = 0;
+
+// The runtime's own last error first (its calls are the program's other calls); else cudyn's.
+// A real runtime keeps one last error: which of the two came last is not known here.
+template <int I, bool kReset>
+cudaError_t LastErrorWithMissing() {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return static_cast<cudaError_t>(kCudartErrorInitFailed);
+  using Fn = cudaError_t (*)();
+  auto fn = reinterpret_cast<Fn>(rt->Symbol(kReset ? "cudaGetLastError" : "cudaPeekAtLastError"));
+  if (fn == nullptr) return static_cast<cudaError_t>(kCudartErrorSymbolNotFound);
+  const cudaError_t own = fn();
+  const int missing = t_missing_answer;
+  if (kReset) t_missing_answer = 0;
+  return own != cudaSuccess ? own : static_cast<cudaError_t>(missing);
+}
+
 }  // namespace
+
+void* CudartLastErrorFunction(bool reset, int id) {
+  static_assert(kMaxCudartInstances == 8, "one instance per id below");
+#define CUDYN_LAST_ERROR_INSTANCES(R)                                                      \
+  {reinterpret_cast<void*>(&LastErrorWithMissing<0, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<1, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<2, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<3, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<4, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<5, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<6, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<7, R>)}
+  void* const get[kMaxCudartInstances] = CUDYN_LAST_ERROR_INSTANCES(true);
+  void* const peek[kMaxCudartInstances] = CUDYN_LAST_ERROR_INSTANCES(false);
+#undef CUDYN_LAST_ERROR_INSTANCES
+  if (id < 0 || id >= kMaxCudartInstances) return nullptr;
+  return reset ? get[id] : peek[id];
+}
 
 void* CudartClampedDriverGetVersion(int id) {
   static_assert(kMaxCudartInstances == 8, "one instance per id below");
@@ -1015,6 +1051,8 @@ void* CudartAdapterFunction(int adapter, int id, const Runtime& runtime) {
 }
 
 }  // namespace internal
+
+void NoteCudartMissingAnswer(int result) noexcept { internal::t_missing_answer = result; }
 
 // ---- host stub -> device name, as nvcc's registration code gives them to the drop-in ----
 // A plain array under a pthread mutex: nothing here can throw or end the process

@@ -22,7 +22,9 @@ void* BindCudartStubSlot(int index) {
 
 cudaError_t CudartStubMissingResult(int index) {
   Runtime& rt = DefaultRuntime();
-  return static_cast<cudaError_t>(index >= 0 ? rt.missing_result(index) : rt.missing_result());
+  const int result = index >= 0 ? rt.missing_result(index) : rt.missing_result();
+  if (index >= 0 && rt.ok()) NoteCudartMissingAnswer(result);  // cudaGetLastError reports it
+  return static_cast<cudaError_t>(result);
 }
 
 namespace {

@@ -115,8 +115,23 @@ TEST(StaticDropin, EntriesNewerThanTheRuntimeAnswer35Or801) {
     EXPECT_NE(std::string(text).find("cudaGraphAddNode"), std::string::npos) << text;
     EXPECT_NE(std::string(text).find("returning " + std::to_string(rc)), std::string::npos)
         << text;
+    // Reported as the runtime's last error (the fake's own is cudaSuccess): peek keeps it, get
+    // returns it once.
+    EXPECT_EQ(static_cast<int>(cudaPeekAtLastError()), rc);
+    EXPECT_EQ(static_cast<int>(cudaPeekAtLastError()), rc);
+    EXPECT_EQ(static_cast<int>(cudaGetLastError()), rc);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
+    // The runtime's own error comes first.
+    auto set_result = Control<void (*)(const char*, int)>("fake_cudart_set_result");
+    EXPECT_EQ(static_cast<int>(cudaGraphAddNode(&node, nullptr, nullptr, nullptr, 0, &params)), rc);
+    set_result("cudaGetLastError", cudaErrorInvalidValue);
+    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+    set_result("cudaGetLastError", cudaSuccess);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   } else {
     EXPECT_EQ(rc, 0);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   }
 }
 
