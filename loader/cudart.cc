@@ -403,6 +403,16 @@ internal::Binding RuntimePolicy::Bind(void* self, int index, internal::BindMode)
       return binding;
     }
   }
+  if ((index == kCudart_cudaGetLastError || index == kCudart_cudaPeekAtLastError) &&
+      rt.family_ < 13 && rt.Symbol(CudartSymbol(index).data()) != nullptr) {
+    // Before 13.0 entries can be missing; their answer is reported as the runtime's last error.
+    binding.fn = internal::CudartLastErrorFunction(index == kCudart_cudaGetLastError,
+                                                   rt.adapter_instance_);
+    if (binding.fn != nullptr) {
+      binding.status = internal::SlotState::kAdapter;
+      return binding;
+    }
+  }
   int k = 0;
   for (const char* c = rule.candidates; *c != '\0'; c += std::strlen(c) + 1, ++k) {
     void* fn = dlsym(rt.handle_, c);
@@ -427,16 +437,37 @@ std::string RuntimePolicy::AdapterText(const void* self, int index) {
     return "cudaDriverGetVersion reports the clamp (CUDA " + std::to_string(rt.driver_version_) +
            ") over " + rt.path_;
   }
+  if ((index == kCudart_cudaGetLastError || index == kCudart_cudaPeekAtLastError) &&
+      CudartRuleFor(index, rt.family_).adapter == CudartAdapter::kNone) {
+    return std::string(CudartSymbol(index)) + " reports the runtime's last error, else the " +
+           "answer cudyn gave for a missing entry, over " + rt.path_;
+  }
   return std::string(CudartSymbol(index)) + " served by adapter " +
          CudartAdapterName(CudartRuleFor(index, rt.family_).adapter) + " on " + rt.path_ +
          " (CUDA " + std::to_string(rt.version_) + ")";
 }
 
+int Runtime::missing_result(int index) const {
+  if (!ok()) return error_;
+  if (index < 0 || index >= kCudartEntryCount) return kCudartErrorSymbolNotFound;
+  return driver_version_ < CudartRuleFor(index, family_).needs_driver ? kCudartErrorInsufficientDriver
+                                                                      : kCudartErrorNotSupported;
+}
+
 std::string Runtime::MissingText(int index) const {
   const CudartRule& rule = CudartRuleFor(index, family_);
+  const int needs = rule.needs_driver;
+  const std::string answer =
+      missing_result(index) == kCudartErrorInsufficientDriver
+          ? "; returning 35 cudaErrorInsufficientDriver: a runtime with it needs a CUDA " +
+                std::to_string(needs / 1000) + ".0 driver, the driver is CUDA " +
+                std::to_string(driver_version_)
+          : "; returning 801 cudaErrorNotSupported: the driver (CUDA " +
+                std::to_string(driver_version_) + ") runs a runtime with it (family " +
+                std::to_string(needs / 1000) + "), the chosen one lacks it";
   return "cudyn: " + std::string(CudartSymbol(index)) + " is not provided by " + path_ +
          " (CUDA runtime " + std::to_string(version_) + ", family " + std::to_string(family_) +
-         ")" + (rule.reason[0] != '\0' ? std::string(": ") + rule.reason : std::string());
+         ")" + (rule.reason[0] != '\0' ? std::string(": ") + rule.reason : std::string()) + answer;
 }
 
 int Runtime::BindAll() { return table_ != nullptr ? table_->BindAll() : kCudartEntryCount; }

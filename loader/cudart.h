@@ -5,7 +5,9 @@
 // Contract:
 //  * Nothing here aborts, exits or lets an exception escape. Failures are cudaError_t codes:
 //      303 cudaErrorSharedObjectInitFailed  no loadable runtime (every path tried is recorded)
-//      302 cudaErrorSharedObjectSymbolNotFound  an entry has no variant and no adapter on it
+//      35 cudaErrorInsufficientDriver  an entry no path serves on this runtime, where the driver
+//         is older than the first that runs a runtime serving it natively (what that runtime
+//         answers here); 801 cudaErrorNotSupported where it is not (missing_result(index))
 //      801 cudaErrorNotSupported  an adapter cannot express the caller's arguments
 //    Errors of the runtime itself (35 insufficient driver, 100 no device, ...) pass through.
 //  * Choice: an explicit path (option, then CUDYN_CUDART_PATH; absolute only, ignored under
@@ -148,6 +150,11 @@ class Runtime {
 
   bool ok() const { return error_ == kCudartSuccess; }
   int error() const { return error_; }  // 0 or 303
+  // What a call of entry `index` answers when no path serves it (303 when no runtime is open):
+  // 35 where the driver (after the clamp; none counts as older) is older than the entry's
+  // needs_driver (version_tables/cudart_table.h), else 801. The one place that decides.
+  int missing_result(int index) const;
+  // The same for a name that is no entry (the drop-in's untyped forwards): 302.
   int missing_result() const { return ok() ? kCudartErrorSymbolNotFound : error_; }
 
   const std::string& path() const { return path_; }
@@ -234,6 +241,19 @@ class Runtime {
 // The process-wide runtime, opened on first use from the environment (and DefaultDriver()'s
 // effective version). Never fails to return; check ok(). Thread-safe.
 Runtime& DefaultRuntime();
+
+// nvcc's registration code as the runtime drop-in forwards it (__cudaRegisterFunction,
+// __cudaUnregisterFatBinary): host stub -> device name, which serves cudaFuncGetName on runtimes
+// before 12.3. The name is the program's own string, alive while its module is registered.
+void NoteCudartFunction(void** module, const void* host_function, const char* device_name) noexcept;
+void ForgetCudartModule(void** module) noexcept;
+// The device name registered for `host_function`, or nullptr.
+const char* RegisteredCudartFunctionName(const void* host_function) noexcept;
+
+// The drop-in answered `result` (35 or 801) for an entry no path serves on this thread: what a
+// real runtime records as its last error, so cudaGetLastError / cudaPeekAtLastError report it
+// (on runtimes before 13.0, where entries can be missing) until cudaGetLastError resets it.
+void NoteCudartMissingAnswer(int result) noexcept;
 
 // The default runtime's slots and slow path, for the drop-in's trampolines.
 extern std::atomic<void*> g_default_cudart_slots[kCudartEntryCount];

@@ -4,8 +4,10 @@
 // find its Runtime without an extra argument; it calls the runtime's older function by name.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -541,6 +543,140 @@ cudaError_t GetDriverEntryPointStatusPtsz(const char* symbol, void** funcPtr,
   return GetDriverEntryPointStatusImpl<I, true>(symbol, funcPtr, flags, driverStatus);
 }
 
+cudaError_t CudaErrorFromDriver(int result);
+void* ServedDriverEntry(int index);
+
+// ---- composed entries: 13.0 entries an older runtime lacks, built from what it and the driver
+// have (inputs/cudart_adapters.tsv names the families). Answers measured with the real 13.0 runtime
+// on an H200 with the 580 driver are noted as "13.0:".
+
+// cudaInitDevice (12.0+): initialise `device`'s primary context and the runtime's state for it,
+// with deviceFlags applied when flags has cudaInitDeviceFlagsAreValid, without making it current
+// (13.0 in a fresh process: 0, the primary context active with the flags, cuCtxGetCurrent NULL).
+// Composed from the runtime's own calls rather than the driver's cuDevicePrimaryCtxRetain/SetFlags:
+// the runtime then knows the device is initialised and holds the flags it reports through
+// cudaGetDeviceFlags, and its own checks give the errors (13.0: a bad ordinal 101, bad deviceFlags
+// 1 — what cudaSetDevice and cudaSetDeviceFlags answer on 11.x). 11.x applies cudaSetDeviceFlags
+// to the current device and initialises lazily (cudaFree(NULL)), which makes the context current;
+// so the caller's device and the driver's current context (cuCtxGetCurrent before, cuCtxSetCurrent
+// after) are restored, and the runtime's next call finds its context again as after any
+// cuCtxSetCurrent. Other flag bits are ignored (13.0: flags 2 answers 0, flags not applied).
+template <int I>
+cudaError_t InitDeviceComposed(int device, unsigned int deviceFlags, unsigned int flags) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
+  auto get = Old<cudaError_t (*)(int*)>(rt, "cudaGetDevice");
+  auto set = Old<cudaError_t (*)(int)>(rt, "cudaSetDevice");
+  auto set_flags = Old<cudaError_t (*)(unsigned int)>(rt, "cudaSetDeviceFlags");
+  auto free_fn = Old<cudaError_t (*)(void*)>(rt, "cudaFree");
+  if (get == nullptr || set == nullptr || set_flags == nullptr || free_fn == nullptr) {
+    return static_cast<cudaError_t>(rt->missing_result(kCudart_cudaInitDevice));
+  }
+  using CtxFn = int (*)(void**);
+  auto ctx_get = reinterpret_cast<CtxFn>(ServedDriverEntry(kEntry_cuCtxGetCurrent));
+  auto ctx_set = reinterpret_cast<int (*)(void*)>(ServedDriverEntry(kEntry_cuCtxSetCurrent));
+  // Before cuInit cuCtxGetCurrent fails (3): no context is current then, and none is after.
+  void* context = nullptr;
+  const bool restore_context = ctx_get != nullptr && ctx_set != nullptr;
+  if (restore_context && ctx_get(&context) != 0) context = nullptr;
+  int previous = 0;
+  cudaError_t rc = get(&previous);
+  if (rc != cudaSuccess) return rc;
+  const bool switch_device = device != previous;
+  if (switch_device && (rc = set(device)) != cudaSuccess) return rc;
+  if ((flags & cudaInitDeviceFlagsAreValid) != 0) rc = set_flags(deviceFlags);
+  if (rc == cudaSuccess) rc = free_fn(nullptr);  // the runtime's lazy initialisation
+  if (switch_device) {
+    const cudaError_t restored = set(previous);
+    if (rc == cudaSuccess) rc = restored;
+  }
+  if (restore_context) ctx_set(context);
+  return rc;
+}
+
+// cudaFuncGetName (12.3+): the device name nvcc's registration code handed the drop-in for the
+// host stub (__cudaRegisterFunction: NoteCudartFunction). 13.0: the mangled name
+// ("_Z8mykernelPf", "ckernel" for extern "C"), 98 for a NULL func, 400 for a host function no
+// module registered; a NULL name is answered 1 here (13.0 documents cudaErrorInvalidValue).
+template <int I>
+cudaError_t FuncGetNameRegistered(const char** name, const void* func) {
+  if (CudartAdapterRuntime(I) == nullptr) return CUDYN_NO_RUNTIME;
+  if (func == nullptr) return cudaErrorInvalidDeviceFunction;
+  if (name == nullptr) return cudaErrorInvalidValue;
+  const char* found = RegisteredCudartFunctionName(func);
+  if (found == nullptr) return cudaErrorInvalidResourceHandle;
+  *name = found;
+  return cudaSuccess;
+}
+
+// cudaGetDriverEntryPointByVersion (12.5+): the driver's own cuGetProcAddress at the caller's
+// version, never above the driver's version after cudyn's clamp (a clamped driver answers as the
+// older driver would). cudaDriverEntryPointQueryResult and CUdriverProcAddressQueryResult share
+// their values, as cudaEnable* and CU_GET_PROC_ADDRESS_* do. 13.0: a symbol the driver lacks
+// answers 0 with status 1 and *funcPtr NULL; one newer than the version 0 with status 2; a NULL
+// symbol crashes it (answered 1 here).
+// Drivers before 12.0 have no status: cuGetProcAddress (11.3+) or the exact name (before).
+static_assert(cudaDriverEntryPointSuccess == 0 && cudaDriverEntryPointSymbolNotFound == 1 &&
+                  cudaDriverEntryPointVersionNotSufficent == 2,
+              "cudaDriverEntryPointQueryResult is CUdriverProcAddressQueryResult");
+static_assert(cudaEnableDefault == 0 && cudaEnableLegacyStream == 1 &&
+                  cudaEnablePerThreadDefaultStream == 2,
+              "cudaEnable* are CU_GET_PROC_ADDRESS_*");
+cudaError_t DriverEntryPointByVersion(const char* symbol, void** funcPtr, unsigned int cudaVersion,
+                                      unsigned long long flags,
+                                      cudaDriverEntryPointQueryResult* driverStatus) {
+  // 13.0: a version above its own (99000) answers 1 and leaves the outputs alone.
+  if (symbol == nullptr || funcPtr == nullptr || cudaVersion > CUDART_VERSION) {
+    return cudaErrorInvalidValue;
+  }
+  Driver& driver = DefaultDriver();
+  if (!driver.ok()) return cudaErrorInsufficientDriver;
+  const int limit = driver.effective_version();
+  const int version = static_cast<int>(cudaVersion) < limit ? static_cast<int>(cudaVersion) : limit;
+  *funcPtr = nullptr;
+  int status = cudaDriverEntryPointSymbolNotFound;
+  int rc = 0;
+  if (auto v2 = reinterpret_cast<int (*)(const char*, void**, int, unsigned long long, int*)>(
+          driver.real_get_proc_address_v2())) {
+    rc = v2(symbol, funcPtr, version, flags, &status);
+    if (rc == 500) rc = 0;  // CUDA_ERROR_NOT_FOUND: the status says which
+  } else if (auto v1 = reinterpret_cast<int (*)(const char*, void**, int, unsigned long long)>(
+                 driver.real_get_proc_address())) {
+    rc = v1(symbol, funcPtr, version, flags);
+    if (rc == 0 && *funcPtr != nullptr) status = cudaDriverEntryPointSuccess;
+    if (rc == 500) rc = 0;  // CUDA_ERROR_NOT_FOUND: 12.x+ answers success with the status
+  } else {
+    *funcPtr = dlsym(driver.handle(), symbol);
+    if (*funcPtr != nullptr) status = cudaDriverEntryPointSuccess;
+  }
+  if (rc != 0) return CudaErrorFromDriver(rc);
+  if (status != cudaDriverEntryPointSuccess) *funcPtr = nullptr;
+  if (driverStatus != nullptr) *driverStatus = static_cast<cudaDriverEntryPointQueryResult>(status);
+  return cudaSuccess;
+}
+template <int I>
+cudaError_t GetDriverEntryPointByVersionDriver(const char* symbol, void** funcPtr,
+                                               unsigned int cudaVersion, unsigned long long flags,
+                                               cudaDriverEntryPointQueryResult* driverStatus) {
+  if (CudartAdapterRuntime(I) == nullptr) return CUDYN_NO_RUNTIME;
+  return DriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
+}
+// The per-thread twin is what a program built with per-thread default streams calls: its
+// cudaEnableDefault asks for the per-thread variants.
+template <int I>
+cudaError_t GetDriverEntryPointByVersionDriverPtsz(const char* symbol, void** funcPtr,
+                                                   unsigned int cudaVersion,
+                                                   unsigned long long flags,
+                                                   cudaDriverEntryPointQueryResult* driverStatus) {
+  if (CudartAdapterRuntime(I) == nullptr) return CUDYN_NO_RUNTIME;
+  return DriverEntryPointByVersion(symbol, funcPtr, cudaVersion,
+                                   flags == cudaEnableDefault
+                                       ? static_cast<unsigned long long>(
+                                             cudaEnablePerThreadDefaultStream)
+                                       : flags,
+                                   driverStatus);
+}
+
 template <int I>
 cudaError_t DevicePropConvert(struct cudaDeviceProp* prop, int device) {
   Runtime* rt = CudartAdapterRuntime(I);
@@ -792,6 +928,11 @@ const AdapterRow kAdapterRows[] = {
     CUDYN_ROW(CreateSurfaceObjectConvert, "cudaCreateSurfaceObject"),
     CUDYN_ROW(GetTextureObjectResourceDescConvert, "cudaGetTextureObjectResourceDesc"),
     CUDYN_ROW(GetSurfaceObjectResourceDescConvert, "cudaGetSurfaceObjectResourceDesc"),
+    CUDYN_ROW(InitDeviceComposed, "cudaSetDeviceFlags"),
+    // Registration and the driver answer these: bound on any runtime.
+    CUDYN_ROW(FuncGetNameRegistered, "cudaRuntimeGetVersion"),
+    CUDYN_ROW(GetDriverEntryPointByVersionDriver, "cudaRuntimeGetVersion"),
+    CUDYN_ROW(GetDriverEntryPointByVersionDriverPtsz, "cudaRuntimeGetVersion"),
 // The generated zero-tail adapters, after the hand-written ones.
 #define CUDYN_CUDART_ZERO_TAIL(name, ret, params, args, olds, zero_outs) CUDYN_ROW(name, olds),
 #include "version_tables/generated_cudart/cudart_zero_tail.inc"
@@ -835,7 +976,43 @@ cudaError_t ClampedDriverGetVersion(int* driverVersion) {
   return rc;
 }
 
+// The answer cudyn gave for an entry no path serves, per thread, as a runtime keeps its last error.
+thread_local int t_missing_answer = 0;
+
+// The runtime's own last error first (its calls are the program's other calls); else cudyn's.
+// A real runtime keeps one last error: which of the two came last is not known here.
+template <int I, bool kReset>
+cudaError_t LastErrorWithMissing() {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return static_cast<cudaError_t>(kCudartErrorInitFailed);
+  using Fn = cudaError_t (*)();
+  auto fn = reinterpret_cast<Fn>(rt->Symbol(kReset ? "cudaGetLastError" : "cudaPeekAtLastError"));
+  if (fn == nullptr) return static_cast<cudaError_t>(kCudartErrorSymbolNotFound);
+  const cudaError_t own = fn();
+  const int missing = t_missing_answer;
+  if (kReset) t_missing_answer = 0;
+  return own != cudaSuccess ? own : static_cast<cudaError_t>(missing);
+}
+
 }  // namespace
+
+void* CudartLastErrorFunction(bool reset, int id) {
+  static_assert(kMaxCudartInstances == 8, "one instance per id below");
+#define CUDYN_LAST_ERROR_INSTANCES(R)                                                      \
+  {reinterpret_cast<void*>(&LastErrorWithMissing<0, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<1, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<2, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<3, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<4, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<5, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<6, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithMissing<7, R>)}
+  void* const get[kMaxCudartInstances] = CUDYN_LAST_ERROR_INSTANCES(true);
+  void* const peek[kMaxCudartInstances] = CUDYN_LAST_ERROR_INSTANCES(false);
+#undef CUDYN_LAST_ERROR_INSTANCES
+  if (id < 0 || id >= kMaxCudartInstances) return nullptr;
+  return reset ? get[id] : peek[id];
+}
 
 void* CudartClampedDriverGetVersion(int id) {
   static_assert(kMaxCudartInstances == 8, "one instance per id below");
@@ -874,4 +1051,62 @@ void* CudartAdapterFunction(int adapter, int id, const Runtime& runtime) {
 }
 
 }  // namespace internal
+
+void NoteCudartMissingAnswer(int result) noexcept { internal::t_missing_answer = result; }
+
+// ---- host stub -> device name, as nvcc's registration code gives them to the drop-in ----
+// A plain array under a pthread mutex: nothing here can throw or end the process
+// (//tests/hardening:no_abort_test), and registration and unregistration run from the program's
+// constructors and exit handlers, in any order with static destructors (this has none).
+namespace {
+struct RegisteredFunction {
+  void** module;
+  const void* host_function;
+  const char* device_name;
+};
+pthread_mutex_t g_registry_mutex = PTHREAD_MUTEX_INITIALIZER;
+RegisteredFunction* g_registry = nullptr;
+size_t g_registry_size = 0, g_registry_capacity = 0;
+}  // namespace
+
+void NoteCudartFunction(void** module, const void* host_function,
+                        const char* device_name) noexcept {
+  if (host_function == nullptr || device_name == nullptr) return;
+  pthread_mutex_lock(&g_registry_mutex);
+  if (g_registry_size == g_registry_capacity) {
+    const size_t capacity = g_registry_capacity == 0 ? 64 : 2 * g_registry_capacity;
+    void* grown = std::realloc(g_registry, capacity * sizeof(RegisteredFunction));
+    if (grown != nullptr) {
+      g_registry = static_cast<RegisteredFunction*>(grown);
+      g_registry_capacity = capacity;
+    }
+  }
+  // Out of memory: cudaFuncGetName then answers as for an unregistered function.
+  if (g_registry_size < g_registry_capacity) {
+    g_registry[g_registry_size++] = RegisteredFunction{module, host_function, device_name};
+  }
+  pthread_mutex_unlock(&g_registry_mutex);
+}
+
+void ForgetCudartModule(void** module) noexcept {
+  pthread_mutex_lock(&g_registry_mutex);
+  size_t kept = 0;
+  for (size_t i = 0; i < g_registry_size; ++i) {
+    if (g_registry[i].module != module) g_registry[kept++] = g_registry[i];
+  }
+  g_registry_size = kept;
+  pthread_mutex_unlock(&g_registry_mutex);
+}
+
+const char* RegisteredCudartFunctionName(const void* host_function) noexcept {
+  const char* name = nullptr;
+  pthread_mutex_lock(&g_registry_mutex);
+  // Newest first: a host stub registered again (a module reloaded) answers its latest name.
+  for (size_t i = g_registry_size; i > 0 && name == nullptr; --i) {
+    if (g_registry[i - 1].host_function == host_function) name = g_registry[i - 1].device_name;
+  }
+  pthread_mutex_unlock(&g_registry_mutex);
+  return name;
+}
+
 }  // namespace cudyn

@@ -52,6 +52,9 @@ void* CudartAdapterFunction(int adapter, int id, const Runtime& runtime);
 // cudaDriverGetVersion for instance `id` under a clamp: the runtime's answer, capped at the
 // clamped driver version (the runtime itself reaches the real driver). nullptr: bad id.
 void* CudartClampedDriverGetVersion(int id);
+// cudaGetLastError (reset) / cudaPeekAtLastError for instance `id`: the runtime's own error, else
+// the last answer cudyn gave for an entry no path serves (NoteCudartMissingAnswer). nullptr: bad id.
+void* CudartLastErrorFunction(bool reset, int id);
 
 }  // namespace internal
 }  // namespace cudyn

@@ -20,14 +20,17 @@ void* BindCudartStubSlot(int index) {
   return fn;
 }
 
-cudaError_t CudartStubMissingResult() {
-  return static_cast<cudaError_t>(DefaultRuntime().missing_result());
+cudaError_t CudartStubMissingResult(int index) {
+  Runtime& rt = DefaultRuntime();
+  const int result = index >= 0 ? rt.missing_result(index) : rt.missing_result();
+  if (index >= 0 && rt.ok()) NoteCudartMissingAnswer(result);  // cudaGetLastError reports it
+  return static_cast<cudaError_t>(result);
 }
 
 namespace {
 // Every forwarded function returns cudaError_t (//version_tables:cudart_forwards_test), so a
 // missing one answers like a missing entry whatever its arguments.
-extern "C" cudaError_t CudynCudartForwardMissing() { return CudartStubMissingResult(); }
+extern "C" cudaError_t CudynCudartForwardMissing() { return CudartStubMissingResult(-1); }
 }  // namespace
 
 void* BindCudartForwardSlot(int slot, const char* name) {
@@ -105,6 +108,7 @@ CUDYN_CUDART_API void __cudaRegisterFatBinaryEnd(void** fatCubinHandle) {
 }
 
 CUDYN_CUDART_API void __cudaUnregisterFatBinary(void** fatCubinHandle) {
+  cudyn::ForgetCudartModule(fatCubinHandle);
   auto fn = cudyn::g_unregister_fat_binary.Get<void (*)(void**)>();
   if (fn != nullptr && fatCubinHandle != &g_no_runtime_handle) fn(fatCubinHandle);
 }
@@ -115,6 +119,8 @@ CUDYN_CUDART_API void __cudaRegisterFunction(void** fatCubinHandle, const char* 
                                              dim3* gDim, int* wSize) {
   using Fn = void (*)(void**, const char*, char*, const char*, int, uint3*, uint3*, dim3*, dim3*,
                       int*);
+  // Recorded for cudaFuncGetName on runtimes that lack it (loader/cudart_adapters.cc).
+  cudyn::NoteCudartFunction(fatCubinHandle, hostFun, deviceName);
   auto fn = cudyn::g_register_function.Get<Fn>();
   if (fn != nullptr && fatCubinHandle != &g_no_runtime_handle) {
     fn(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);

@@ -2,8 +2,8 @@
 // whose body is a tail call through the entry's slot — the same shape as the driver stubs
 // (stubs/trampoline.h): every slot starts at the entry's binding thunk, so a trampoline is
 // exactly `jmp *cudyn_cudart_stub_slots+8*index(%rip)` and never tests anything. The first call
-// binds the entry through DefaultRuntime(); a missing entry keeps its thunk and returns 302 (303
-// when no runtime could be loaded), logging once.
+// binds the entry through DefaultRuntime(); a missing entry keeps its thunk and returns
+// Runtime::missing_result(index) (35 or 801; 303 when no runtime could be loaded), logging once.
 #ifndef CUDYN_STUBS_CUDART_TRAMPOLINE_H_
 #define CUDYN_STUBS_CUDART_TRAMPOLINE_H_
 
@@ -30,8 +30,9 @@ void* BindCudartStubSlot(int index) __attribute__((visibility("hidden")));
 // Binds the forwarded name in `slot` to the runtime's function of that name; returns it, or a
 // function answering CudartStubMissingResult() when the runtime lacks it (the slot keeps the thunk).
 void* BindCudartForwardSlot(int slot, const char* name) __attribute__((visibility("hidden")));
-// What a call of a missing entry returns: 302, or 303 when no runtime is open.
-cudaError_t CudartStubMissingResult() __attribute__((visibility("hidden")));
+// What a call of missing entry `index` returns (Runtime::missing_result(index): 35 or 801, 303
+// when no runtime is open); index -1: a forwarded name the runtime lacks (302).
+cudaError_t CudartStubMissingResult(int index) __attribute__((visibility("hidden")));
 // What the const char* entries (cudaGetErrorName/String) answer when no runtime can serve them.
 const char* CudartStubMissingText() __attribute__((visibility("hidden")));
 }  // namespace cudyn
@@ -41,9 +42,9 @@ const char* CudartStubMissingText() __attribute__((visibility("hidden")));
 // What an entry with no function answers, by its return type: the error code, a text for the
 // const char* ones, a zero value for the one returning a struct (cudaCreateChannelDesc).
 template <typename Ret>
-inline Ret CudynCudartMissing() {
+inline Ret CudynCudartMissing(int index) {
   if constexpr (std::is_same_v<Ret, cudaError_t>) {
-    return ::cudyn::CudartStubMissingResult();
+    return ::cudyn::CudartStubMissingResult(index);
   } else if constexpr (std::is_same_v<Ret, const char*>) {
     return ::cudyn::CudartStubMissingText();
   } else {
@@ -54,7 +55,7 @@ inline Ret CudynCudartMissing() {
 #define CUDYN_CUDART_BIND_THUNK(index, ret, symbol, params, args)                  \
   static __attribute__((noinline, cold, used)) ret cudyn_cudart_bind_##symbol params { \
     void* cudyn_fn_ = ::cudyn::BindCudartStubSlot(index);                          \
-    if (cudyn_fn_ == nullptr) return CudynCudartMissing<ret>();                    \
+    if (cudyn_fn_ == nullptr) return CudynCudartMissing<ret>(index);                    \
     return reinterpret_cast<ret(*) params>(cudyn_fn_) args;                        \
   }
 

@@ -23,8 +23,8 @@ struct RuleRow {
   int family;
   CudartRule rule;
 };
-#define CUDYN_CUDART_RULE(index, family, candidates, adapter, reason) \
-  {index, family, {candidates, adapter, reason}},
+#define CUDYN_CUDART_RULE(index, family, candidates, adapter, reason, needs_driver) \
+  {index, family, {candidates, adapter, reason, needs_driver}},
 constexpr RuleRow kRuleRows[] = {
 #include "version_tables/generated_cudart/cudart_rules.inc"
 };

@@ -38,6 +38,9 @@ struct CudartRule {
   const char* candidates;  // NUL-separated runtime symbols, ending with an empty one
   CudartAdapter adapter;
   const char* reason;      // why the family has no native variant ("" when it has)
+  // The oldest driver (1000 x family) that runs a runtime family serving the entry natively: a
+  // call no path serves answers 35 below it, 801 from it on (loader/cudart.h: missing_result).
+  int needs_driver;
 };
 
 struct CudartEntryInfo {

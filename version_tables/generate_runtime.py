@@ -554,6 +554,14 @@ def build(inputs):
                                  "driver": row["driver"], "init": row["init"],
                                  "families": row["families"], "why": row["why"]}
 
+    # What an entry no path serves answers (loader/cudart.cc: Runtime::missing_result): the oldest
+    # driver that runs a runtime serving it natively, 1000 x the first family with a native symbol
+    # (from 11 on any minor of a family runs on its first driver; family 10's facts are 11.x's, so
+    # it never decides). Below it 35, what that runtime answers on this driver; else 801.
+    for e in entries:
+        first = next(f for f in (11, 12, 13) if e["rules"][str(f)]["candidates"])
+        e["needs_driver"] = first * 1000
+
     # Version markers: symbols some but not all real runtimes of a family export.
     markers = []
     for fam in sorted({11, 12, 13}):
@@ -649,7 +657,7 @@ def write_table(entries, runtimes, info, out):
                               [e["params"]]) + "\n")
 
 
-def served_text(rule):
+def served_text(rule, needs_driver):
     """How a family's runtime serves an entry, for CUDART_SERVED.md."""
     if rule.get("driver"):
         return "driver `%s` (35 where the driver lacks it)" % rule["driver"]
@@ -659,7 +667,7 @@ def served_text(rule):
         return "native"
     if rule["adapter"]:
         return "adapter (zero-tail)" if rule["adapter"].startswith("ZeroTail_") else "adapter"
-    return "missing (302)"
+    return "missing (35 below a %d.0 driver, else 801)" % (needs_driver // 1000)
 
 
 def write_served_doc(entries, info, out):
@@ -668,7 +676,7 @@ def write_served_doc(entries, info, out):
     counts = {f: {} for f in fams}
     for e in entries:
         for f in fams:
-            t = served_text(e["rules"][str(f)])
+            t = served_text(e["rules"][str(f)], e["needs_driver"])
             k = "native, else adapter" if t.startswith("native, else") else t.split(" ")[0]
             counts[f][k] = counts[f].get(k, 0) + 1
     with open(os.path.join(out, "CUDART_SERVED.md"), "w") as f:
@@ -684,7 +692,11 @@ def write_served_doc(entries, info, out):
                 "(`inputs/cudart_served.tsv`) through cudyn's driver layer, its CUresult "
                 "translated to cudaError_t; a driver without `cuX` answers 35 "
                 "`cudaErrorInsufficientDriver`, as a 13.0 runtime does on any driver before 13.0;\n"
-                "* **missing (302)**: not served yet: `cudaErrorSharedObjectSymbolNotFound`.\n\n")
+                "* **missing**: no path serves it; a call answers 35 `cudaErrorInsufficientDriver` "
+                "when the driver in front (after the clamp) is older than the first driver that "
+                "runs a runtime family serving the entry natively (what that runtime answers "
+                "there), else 801 `cudaErrorNotSupported` (the driver could run such a runtime; "
+                "the chosen one lacks the entry).\n\n")
         f.write("| family | %s |\n|---|%s\n" % (
             " | ".join(sorted({k for c in counts.values() for k in c})),
             "---|" * len({k for c in counts.values() for k in c})))
@@ -694,7 +706,7 @@ def write_served_doc(entries, info, out):
         f.write("\nEntries some family does not serve natively:\n\n| entry | %s |\n|---|%s\n" % (
             " | ".join("%d.x" % x for x in fams), "---|" * len(fams)))
         for e in entries:
-            texts = [served_text(e["rules"][str(x)]) for x in fams]
+            texts = [served_text(e["rules"][str(x)], e["needs_driver"]) for x in fams]
             if all(t == "native" for t in texts):
                 continue
             f.write("| `%s` | %s |\n" % (e["symbol"], " | ".join(texts)))
@@ -733,10 +745,10 @@ def write_includes(entries, runtimes, markers, prop, info, out):
             for fam in FAMILY_ORDER:
                 r = e["rules"][str(fam)]
                 cands = "".join(c + "\\0" for c in r["candidates"])
-                f.write('CUDYN_CUDART_RULE(%d, %d, "%s", %s, %s)\n' % (
+                f.write('CUDYN_CUDART_RULE(%d, %d, "%s", %s, %s, %d)\n' % (
                     e["index"], fam, cands,
                     "CUDYN_CUDART_ADAPTER_ID(%s)" % r["adapter"] if r["adapter"]
-                    else "CUDYN_CUDART_NO_ADAPTER", c_string(r["reason"])))
+                    else "CUDYN_CUDART_NO_ADAPTER", c_string(r["reason"]), e["needs_driver"]))
     with open(os.path.join(d, "cudart_adapters.inc"), "w") as f:
         f.write(head)
         seen = {}

@@ -3,7 +3,8 @@
 # nvcc-13 program launch_probe (built with -cudart none, linked with cudyn) registers its fat
 # binary with the runtime cudyn chose and its <<<grid, block, shared>>> launch arrives there —
 # as __cudaLaunchKernel on 12.x/13.0, and as cudaLaunchKernel with the host stub as the kernel
-# on 10.x/11.x, which have no __cudaLaunchKernel.
+# on 10.x/11.x, which have no __cudaLaunchKernel; there cudaFuncGetName answers the device name
+# the registration passed through the drop-in.
 # A probe built with `-cudart shared` (beside it libcudart.so.13, cudyn's drop-in under that name)
 # runs with its directory on LD_LIBRARY_PATH, as the install tree's lib/cudyn/cudart is used.
 #   dropin_test.sh LAUNCH_PROBE FAKE_RUNTIME...
@@ -31,7 +32,8 @@ for fake in "$@"; do
   out="$(CUDYN_CUDART_PATH="$fake" LD_PRELOAD="$preload" LD_LIBRARY_PATH="$library_path" "$probe" 2>&1)" || { echo "FAIL $version: exit $?: $out"; fails=$((fails + 1)); continue; }
   want=("register_fatbin=1 register_function=1" "grid=3,2,1 block=64,1,1 shared=128")
   case $version in
-    10.* | 11.*) want+=("launch_via=cudaLaunchKernel" "func_is_host_stub=1") ;;
+    10.* | 11.*) want+=("launch_via=cudaLaunchKernel" "func_is_host_stub=1"
+                        "func_name_rc=0 func_name=_Z5ProbePii") ;;
     *) want+=("launch_via=__cudaLaunchKernel") ;;
   esac
   major=${version%%.*} minor=${version#*.}

@@ -47,6 +47,11 @@ int main() {
     const void* func = nullptr;
     arg(via, 0, &func, sizeof(func));
     std::printf("func_is_host_stub=%d\n", func == reinterpret_cast<const void*>(&Probe));
+    // Runtimes before 12.3 lack cudaFuncGetName: cudyn answers with the device name nvcc's
+    // registration code passed through the drop-in.
+    const char* name = nullptr;
+    rc = cudaFuncGetName(&name, reinterpret_cast<const void*>(&Probe));
+    std::printf("func_name_rc=%d func_name=%s\n", rc, name != nullptr ? name : "(null)");
   }
   return 0;
 }

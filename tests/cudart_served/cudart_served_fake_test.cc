@@ -4,7 +4,9 @@
 // runtime's initialisation (the fake runtime's cudaFree(NULL), or the driver's cuInit(0)), then
 // the driver entry with the caller's arguments unchanged (the fake driver's call log), and the
 // CUresult comes back as the cudaError_t of the same number; a driver without the entry answers
-// 35 and is not called; the 13.0 runtime serves the same entries itself.
+// 35 and is not called; the 13.0 runtime serves the same entries itself. Also the composed entries
+// of inputs/cudart_adapters.tsv (cudaInitDevice, cudaFuncGetName,
+// cudaGetDriverEntryPointByVersion) and the answer (35 or 801) of an entry no path serves.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
@@ -292,6 +294,205 @@ TEST_F(Served, ThirteenDriverEntries) {
     EXPECT_EQ(cc[0]->args[3], 0u);
     EXPECT_EQ(cc[0]->args[4], 1u);
   }
+}
+
+// ---- composed entries (inputs/cudart_adapters.tsv) and the answer of entries no path serves ----
+
+// cudaInitDevice on 11.x: the runtime's own cudaGetDevice, cudaSetDevice(device),
+// cudaSetDeviceFlags(deviceFlags) only with cudaInitDeviceFlagsAreValid, cudaFree(NULL), then the
+// caller's device and the driver's current context restored; the runtime's errors are the answer,
+// the device restored after a failure past cudaSetDevice.
+TEST_F(Served, InitDeviceComposesTheRuntimesOwnCalls) {
+  auto set = reinterpret_cast<void (*)(const char*, int)>(dlsym(rt_->handle(),
+                                                               "fake_cudart_set_result"));
+  auto set_out = reinterpret_cast<void (*)(const char*, int, const void*, size_t)>(
+      dlsym(rt_->handle(), "fake_cudart_set_out"));
+  auto last_arg = reinterpret_cast<int (*)(const char*, int, void*, size_t)>(
+      dlsym(rt_->handle(), "fake_cudart_last_arg"));
+  ASSERT_TRUE(set && set_out && last_arg);
+  EXPECT_EQ(rt_->status(kCudart_cudaInitDevice), EntryStatus::kUnbound);
+  auto fn = Entry<decltype(&cudaInitDevice)>(kCudart_cudaInitDevice);
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(rt_->status(kCudart_cudaInitDevice), EntryStatus::kAdapter);
+  const int previous = 1;
+  set_out("cudaGetDevice", 0, &previous, sizeof previous);
+  EXPECT_EQ(fn(3, cudaDeviceScheduleBlockingSync, cudaInitDeviceFlagsAreValid), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaGetDevice"), 1);
+  EXPECT_EQ(RuntimeCalls("cudaSetDevice"), 2);
+  EXPECT_EQ(RuntimeCalls("cudaSetDeviceFlags"), 1);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 1);
+  unsigned int flags = 0;
+  ASSERT_EQ(last_arg("cudaSetDeviceFlags", 0, &flags, sizeof flags), 4);
+  EXPECT_EQ(flags, static_cast<unsigned>(cudaDeviceScheduleBlockingSync));
+  int device = -1;
+  ASSERT_EQ(last_arg("cudaSetDevice", 0, &device, sizeof device), 4);
+  EXPECT_EQ(device, previous);  // restored
+  void* freed = reinterpret_cast<void*>(1);
+  ASSERT_EQ(last_arg("cudaFree", 0, &freed, sizeof freed), 8);
+  EXPECT_EQ(freed, nullptr);
+  EXPECT_TRUE(DriverCalls("cuDevicePrimaryCtxRetain").empty());  // the runtime's own calls only
+  // Not left current: the driver's current context (none here) is put back after.
+  EXPECT_EQ(DriverCalls("cuCtxGetCurrent").size(), 1u);
+  auto ctx_set = DriverCalls("cuCtxSetCurrent");
+  ASSERT_EQ(ctx_set.size(), 1u);
+  EXPECT_EQ(ctx_set[0]->args[0], 0u);
+  // Before the driver is initialised cuCtxGetCurrent fails: no context is left current either.
+  drv_.reset();
+  drv_.set_result("cuCtxGetCurrent", 3);  // CUDA_ERROR_NOT_INITIALIZED
+  EXPECT_EQ(fn(3, 0, 0), cudaSuccess);
+  ctx_set = DriverCalls("cuCtxSetCurrent");
+  ASSERT_EQ(ctx_set.size(), 1u);
+  EXPECT_EQ(ctx_set[0]->args[0], 0u);
+  drv_.reset();
+  // Without cudaInitDeviceFlagsAreValid the flags are not applied; other bits are ignored.
+  FakeRuntimeCall("fake_cudart_reset");
+  set_out("cudaGetDevice", 0, &previous, sizeof previous);
+  EXPECT_EQ(fn(3, cudaDeviceScheduleSpin, 2), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaSetDeviceFlags"), 0);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 1);
+  // The current device: no switch.
+  FakeRuntimeCall("fake_cudart_reset");
+  set_out("cudaGetDevice", 0, &previous, sizeof previous);
+  EXPECT_EQ(fn(previous, 0, 0), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaSetDevice"), 0);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 1);
+  // A bad ordinal: cudaSetDevice's answer (101), nothing else runs.
+  FakeRuntimeCall("fake_cudart_reset");
+  set_out("cudaGetDevice", 0, &previous, sizeof previous);
+  set("cudaSetDevice", cudaErrorInvalidDevice);
+  EXPECT_EQ(fn(9, 0, cudaInitDeviceFlagsAreValid), cudaErrorInvalidDevice);
+  EXPECT_EQ(RuntimeCalls("cudaSetDevice"), 1);
+  EXPECT_EQ(RuntimeCalls("cudaSetDeviceFlags"), 0);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 0);
+  // Bad flags: cudaSetDeviceFlags's answer, no initialisation, the device restored.
+  FakeRuntimeCall("fake_cudart_reset");
+  set_out("cudaGetDevice", 0, &previous, sizeof previous);
+  set("cudaSetDeviceFlags", cudaErrorInvalidValue);
+  EXPECT_EQ(fn(0, 0xff00, cudaInitDeviceFlagsAreValid), cudaErrorInvalidValue);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 0);
+  EXPECT_EQ(RuntimeCalls("cudaSetDevice"), 2);
+  ASSERT_EQ(last_arg("cudaSetDevice", 0, &device, sizeof device), 4);
+  EXPECT_EQ(device, previous);
+  // The runtime's initialisation failing (no device): its answer.
+  FakeRuntimeCall("fake_cudart_reset");
+  set("cudaGetDevice", cudaErrorNoDevice);
+  EXPECT_EQ(fn(0, 0, 0), cudaErrorNoDevice);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 0);
+  // 12.x runtimes have their own.
+  auto rt12 = OpenFake("12.0", "libcudart.so.12");
+  EXPECT_NE(rt12->Resolve(kCudart_cudaInitDevice), nullptr);
+  EXPECT_EQ(rt12->bound_symbol(kCudart_cudaInitDevice), "cudaInitDevice");
+}
+
+// cudaFuncGetName on 11.x: the device name the registration code recorded for the host stub.
+TEST_F(Served, FuncGetNameAnswersFromTheRegistration) {
+  auto fn = Entry<decltype(&cudaFuncGetName)>(kCudart_cudaFuncGetName);
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(rt_->status(kCudart_cudaFuncGetName), EntryStatus::kAdapter);
+  static int host_stub, other_stub, module;
+  void** handle = reinterpret_cast<void**>(&module);
+  const char* name = nullptr;
+  EXPECT_EQ(fn(&name, &host_stub), cudaErrorInvalidResourceHandle);  // 13.0: 400 when unknown
+  NoteCudartFunction(handle, &host_stub, "_Z8mykernelPf");
+  NoteCudartFunction(handle, &other_stub, "ckernel");
+  EXPECT_EQ(fn(&name, &host_stub), cudaSuccess);
+  EXPECT_STREQ(name, "_Z8mykernelPf");
+  EXPECT_EQ(fn(&name, &other_stub), cudaSuccess);
+  EXPECT_STREQ(name, "ckernel");
+  EXPECT_EQ(fn(&name, nullptr), cudaErrorInvalidDeviceFunction);  // 13.0: 98
+  EXPECT_EQ(fn(nullptr, &host_stub), cudaErrorInvalidValue);
+  ForgetCudartModule(handle);  // __cudaUnregisterFatBinary
+  name = nullptr;
+  EXPECT_EQ(fn(&name, &host_stub), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(name, nullptr);
+  auto rt125 = OpenFake("12.5", "libcudart.so.12");
+  EXPECT_NE(rt125->Resolve(kCudart_cudaFuncGetName), nullptr);
+  EXPECT_EQ(rt125->bound_symbol(kCudart_cudaFuncGetName), "cudaFuncGetName");
+}
+
+// cudaGetDriverEntryPointByVersion before 12.5: the driver's cuGetProcAddress_v2 at the caller's
+// version (at most the driver's), its status passed on; CUDA_ERROR_NOT_FOUND is success + status.
+TEST_F(Served, GetDriverEntryPointByVersionAsksTheDriver) {
+  for (const char* v : {"11.8", "12.0"}) {
+    SCOPED_TRACE(v);
+    auto rt = OpenFake(v, std::string(v) == "11.8" ? "libcudart.so.11.0" : "libcudart.so.12");
+    auto fn = reinterpret_cast<decltype(&cudaGetDriverEntryPointByVersion)>(
+        rt->Resolve(kCudart_cudaGetDriverEntryPointByVersion));
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(rt->status(kCudart_cudaGetDriverEntryPointByVersion), EntryStatus::kAdapter);
+    drv_.reset();
+    void* p = nullptr;
+    auto st = cudaDriverEntryPointVersionNotSufficent;
+    EXPECT_EQ(fn("cuMemAlloc", &p, 12000, cudaEnableDefault, &st), cudaSuccess);
+    EXPECT_EQ(st, cudaDriverEntryPointSuccess);
+    EXPECT_NE(p, nullptr);
+    auto calls = DriverCalls("cuGetProcAddress_v2");
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_STREQ(calls[0]->requested, "cuMemAlloc");
+    EXPECT_EQ(calls[0]->args[calls[0]->arg_word[1]], reinterpret_cast<uintptr_t>(&p));
+    EXPECT_EQ(static_cast<int>(calls[0]->args[calls[0]->arg_word[2]]), 12000);
+    EXPECT_EQ(calls[0]->args[calls[0]->arg_word[3]], 0u);
+    // Above the driver's version: asked at the driver's.
+    EXPECT_EQ(fn("cuMemAlloc", &p, 13000, cudaEnableLegacyStream, &st), cudaSuccess);
+    calls = DriverCalls("cuGetProcAddress_v2");
+    ASSERT_EQ(calls.size(), 2u);
+    EXPECT_EQ(static_cast<int>(calls[1]->args[calls[1]->arg_word[2]]),
+              FakeVersion() < 13000 ? FakeVersion() : 13000);
+    EXPECT_EQ(calls[1]->args[calls[1]->arg_word[3]], 1u);
+    // A symbol the driver does not know: success, status 1, NULL.
+    p = reinterpret_cast<void*>(1);
+    EXPECT_EQ(fn("cuNothingLikeThis", &p, 12000, 0, &st), cudaSuccess);
+    EXPECT_EQ(st, cudaDriverEntryPointSymbolNotFound);
+    EXPECT_EQ(p, nullptr);
+    // Above the 13.0 runtime's own version, or NULL arguments: 1, the driver not asked.
+    const size_t before = DriverCalls("cuGetProcAddress_v2").size();
+    st = cudaDriverEntryPointVersionNotSufficent;
+    EXPECT_EQ(fn("cuMemAlloc", &p, 99000, 0, &st), cudaErrorInvalidValue);
+    EXPECT_EQ(st, cudaDriverEntryPointVersionNotSufficent);  // untouched
+    EXPECT_EQ(fn(nullptr, &p, 12000, 0, &st), cudaErrorInvalidValue);
+    EXPECT_EQ(fn("cuMemAlloc", nullptr, 12000, 0, &st), cudaErrorInvalidValue);
+    EXPECT_EQ(DriverCalls("cuGetProcAddress_v2").size(), before);
+    // The per-thread twin asks for per-thread variants by default.
+    auto ptsz = reinterpret_cast<decltype(&cudaGetDriverEntryPointByVersion)>(
+        rt->Resolve(kCudart_cudaGetDriverEntryPointByVersion_ptsz));
+    ASSERT_NE(ptsz, nullptr);
+    EXPECT_EQ(ptsz("cuMemAlloc", &p, 12000, cudaEnableDefault, nullptr), cudaSuccess);
+    calls = DriverCalls("cuGetProcAddress_v2");
+    EXPECT_EQ(calls.back()->args[calls.back()->arg_word[3]],
+              static_cast<unsigned long long>(cudaEnablePerThreadDefaultStream));
+  }
+  auto rt125 = OpenFake("12.5", "libcudart.so.12");
+  EXPECT_NE(rt125->Resolve(kCudart_cudaGetDriverEntryPointByVersion), nullptr);
+  EXPECT_EQ(rt125->bound_symbol(kCudart_cudaGetDriverEntryPointByVersion),
+            "cudaGetDriverEntryPointByVersion");
+}
+
+// An entry no path serves: 35 where the driver is older than the first driver that runs a runtime
+// serving it natively (the table's needs_driver), 801 where it is not; the text says which.
+TEST_F(Served, MissingEntriesAnswer35Or801ByTheTable) {
+  // cudaGraphAddNode: native from family 12 (needs a 12.0 driver); every fake driver here is 12.2+.
+  EXPECT_EQ(CudartRuleFor(kCudart_cudaGraphAddNode, 11).needs_driver, 12000);
+  EXPECT_EQ(rt_->Resolve(kCudart_cudaGraphAddNode), nullptr);
+  EXPECT_EQ(rt_->missing_result(kCudart_cudaGraphAddNode), cudaErrorNotSupported);
+  EXPECT_NE(rt_->last_error().find("returning 801"), std::string::npos) << rt_->last_error();
+  // cudaKernelSetAttributeForDevice: 13.0 only.
+  EXPECT_EQ(CudartRuleFor(kCudart_cudaKernelSetAttributeForDevice, 12).needs_driver, 13000);
+  auto rt12 = OpenFake("12.8", "libcudart.so.12");
+  EXPECT_EQ(rt12->Resolve(kCudart_cudaKernelSetAttributeForDevice), nullptr);
+  const int want = FakeVersion() < 13000 ? cudaErrorInsufficientDriver : cudaErrorNotSupported;
+  EXPECT_EQ(rt12->missing_result(kCudart_cudaKernelSetAttributeForDevice), want);
+  EXPECT_NE(rt12->last_error().find("returning " + std::to_string(want)), std::string::npos)
+      << rt12->last_error();
+  // Under a clamp below 12.0 the same 11.x entry answers 35.
+  RuntimeOptions o;
+  o.runtime_path = testing::Runfile("tests/fake_runtime/11.8/libcudart.so.11.0");
+  o.driver_version = 11080;
+  auto clamped = Runtime::Open(o);
+  ASSERT_TRUE(clamped && clamped->ok());
+  EXPECT_EQ(clamped->missing_result(kCudart_cudaGraphAddNode), cudaErrorInsufficientDriver);
+  // A name that is no entry keeps 302; an entry index out of range too.
+  EXPECT_EQ(rt_->missing_result(), 302);
+  EXPECT_EQ(rt_->missing_result(-1), 302);
 }
 
 }  // namespace

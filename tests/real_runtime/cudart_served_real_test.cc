@@ -42,6 +42,11 @@ bool IsServed(int index, int family) {
                       "Driver_", 7) == 0;
 }
 
+// The composed entries (inputs/cudart_adapters.tsv) added with the clean-error answer.
+constexpr int kComposed[] = {cudyn::kCudart_cudaInitDevice, cudyn::kCudart_cudaFuncGetName,
+                             cudyn::kCudart_cudaGetDriverEntryPointByVersion,
+                             cudyn::kCudart_cudaGetDriverEntryPointByVersion_ptsz};
+
 // --served DIR: opens the runtime in DIR for the environment's driver, prints key=value lines.
 int Served(char** argv) {
   cudyn::RuntimeOptions options;
@@ -62,7 +67,34 @@ int Served(char** argv) {
       if (rt->status(i) == cudyn::EntryStatus::kAdapter) ++served_bound;
     }
   }
-  std::printf("missing=%d\nserved=%d\nserved_bound=%d\n", missing, served, served_bound);
+  int composed = 0;
+  for (int i : kComposed) {
+    if (rt->status(i) == cudyn::EntryStatus::kAdapter) ++composed;
+  }
+  std::printf("missing=%d\nserved=%d\nserved_bound=%d\ncomposed=%d\n", missing, served,
+              served_bound, composed);
+  // Entries no path serves: 35 below the first driver that runs a runtime with them, else 801.
+  std::printf("missing_rc.cudaGraphAddNode=%d\nmissing_rc.cudaKernelSetAttributeForDevice=%d\n",
+              rt->missing_result(cudyn::kCudart_cudaGraphAddNode),
+              rt->missing_result(cudyn::kCudart_cudaKernelSetAttributeForDevice));
+  // Composed entries, no GPU here.
+  const char* name = nullptr;
+  static int not_a_kernel;
+  auto func_name = reinterpret_cast<int (*)(const char**, const void*)>(
+      rt->Resolve(cudyn::kCudart_cudaFuncGetName));
+  std::printf("func_get_name_rc=%d\n", func_name != nullptr ? func_name(&name, &not_a_kernel) : -1);
+  void* entry = nullptr;
+  int status = 7;
+  auto by_version = reinterpret_cast<int (*)(const char*, void**, unsigned, unsigned long long,
+                                             int*)>(
+      rt->Resolve(cudyn::kCudart_cudaGetDriverEntryPointByVersion));
+  const int by_version_rc =
+      by_version != nullptr ? by_version("cuMemAlloc", &entry, 12000, 0, &status) : -1;
+  std::printf("by_version_rc=%d\nby_version_status=%d\nby_version_found=%d\n", by_version_rc,
+              status, entry != nullptr ? 1 : 0);
+  auto init_device = reinterpret_cast<int (*)(int, unsigned, unsigned)>(
+      rt->Resolve(cudyn::kCudart_cudaInitDevice));
+  std::printf("init_device_rc=%d\n", init_device != nullptr ? init_device(0, 0, 0) : -1);
   // What the runtime and the driver answer themselves.
   auto runtime_free = reinterpret_cast<int (*)(void*)>(rt->Symbol("cudaFree"));
   std::printf("runtime_free_rc=%d\n", runtime_free != nullptr ? runtime_free(nullptr) : -1);
@@ -150,10 +182,35 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     const bool twelve = r["family"] == "12";
     const int missing = std::atoi(r["missing"].c_str());
     const int served = std::atoi(r["served"].c_str());
-    // Every served entry was missing before (the generator serves only entries with no native
-    // symbol and no adapter), so before = missing now + served.
-    std::printf("runtime %s (%s) on 535: missing before %d, after %d (%d served from the driver)\n",
-                runtime.version, r["version"].c_str(), missing + served, missing, served);
+    const int composed = std::atoi(r["composed"].c_str());
+    // Every served or composed entry was missing before (the generator serves only entries with
+    // no native symbol and no adapter), so before = missing now + served + composed.
+    std::printf("runtime %s (%s) on 535: missing with no driver-served entries %d, before the "
+                "composed entries %d, now %d (%d served from the driver, %d composed)\n",
+                runtime.version, r["version"].c_str(), missing + served + composed,
+                missing + composed, missing, served, composed);
+    // 11.2 46 -> 42, 11.8 21 -> 17, 12.4 7 -> 5 (cudaGetDriverEntryPointByVersion arrived in 12.5),
+    // 12.5 5 -> 5.
+    const std::string v = runtime.version;
+    EXPECT_EQ(missing, v == "11.2" ? 42 : v == "11.8" ? 17 : 5);
+    EXPECT_EQ(composed, v == "11.2" || v == "11.8" ? 4 : v == "12.4" ? 2 : 0);
+    // 535 is CUDA 12.2: an entry of 12.x runtimes answers 801 (a runtime with it runs here, the
+    // chosen one lacks it); a 13.0-only entry 35.
+    if (!twelve) {
+      EXPECT_EQ(r["missing_rc.cudaGraphAddNode"], "801");
+    }
+    EXPECT_EQ(r["missing_rc.cudaKernelSetAttributeForDevice"], "35");
+    // Composed: a host function no module registered (13.0: 400); the driver's entry point at
+    // 12.0 (found: status 0); the runtime's own initialisation error (no GPU: 100).
+    if (composed > 0) {
+      if (!twelve) {
+        EXPECT_EQ(r["func_get_name_rc"], "400");
+        EXPECT_EQ(r["init_device_rc"], "100");
+      }
+      EXPECT_EQ(r["by_version_rc"], "0");
+      EXPECT_EQ(r["by_version_status"], "0");
+      EXPECT_EQ(r["by_version_found"], "1");
+    }
     for (const auto& kv : r) {
       if (kv.first.rfind("missing.", 0) == 0) std::printf("  still missing: %s\n", kv.first.c_str() + 8);
     }
