@@ -192,6 +192,25 @@ std::unique_ptr<Cublas> Cublas::Open(const CublasOptions& options) {
 
 bool Cublas::TryCandidate(const std::string& path, CublasSource source) {
   const bool is_explicit = source == CublasSource::kOption || source == CublasSource::kEnvironment;
+  // Refused by its SONAME before loading: dlopen of a cuBLAS (with its libcublasLt) costs ~0.6 s
+  // and hundreds of MB of mappings, for a library the rule below would refuse anyway.
+  if (!is_explicit && driver_version_ > 0) {
+    const std::string soname = internal::ReadElfSoname(path);
+    static constexpr char kPrefix[] = "libcublas.so.";
+    if (soname.rfind(kPrefix, 0) == 0) {
+      const int major = std::atoi(soname.c_str() + sizeof(kPrefix) - 1);
+      if (major >= 1 && major <= 99 && driver_version_ < CublasMinDriver(major)) {
+        CublasCandidate& c = internal::AddCandidate(
+            &candidates_, path, source, CublasRejection::kDriverTooOld,
+            "cuBLAS " + std::to_string(major) + ".x (SONAME " + soname + ": the CUDA " +
+                std::to_string(major) + " runtime inside) runs on CUDA " +
+                CudaText(CublasMinDriver(major)) + "+ drivers: the driver (CUDA " +
+                CudaText(driver_version_) + ") is too old for it (not loaded)");
+        c.min_driver = CublasMinDriver(major);
+        return false;
+      }
+    }
+  }
   internal::OpenedLibrary opened = internal::OpenCandidate(path, false, kCublasIdentity);
   if (internal::RecordOpenRefusal(&opened, path, source, CublasRejection::kNotCublas,
                                   "exports no cublasGetProperty: not a cuBLAS library",
@@ -230,6 +249,7 @@ bool Cublas::TryCandidate(const std::string& path, CublasSource source) {
                                                   CublasRejection::kDriverTooOld, why);
       c.version = version;
       c.cudart_version = cudart;
+      c.min_driver = needs;
       return false;  // stays loaded, unused (RTLD_LOCAL: nothing binds to it)
     }
     warnings_.push_back("explicit cuBLAS taken although " + why);
@@ -249,6 +269,7 @@ bool Cublas::TryCandidate(const std::string& path, CublasSource source) {
                                : std::string(", no driver to compare with")));
   c.version = version;
   c.cudart_version = cudart;
+  c.min_driver = needs;
   return true;
 }
 

@@ -171,6 +171,34 @@ std::unique_ptr<Nvrtc> Nvrtc::Open(const NvrtcOptions& options) {
 
 bool Nvrtc::TryCandidate(const std::string& path, NvrtcSource source) {
   const bool is_explicit = source == NvrtcSource::kOption || source == NvrtcSource::kEnvironment;
+  // Refused by its SONAME before loading when even the oldest release under that SONAME
+  // (libnvrtc.so.12: 12.0; libnvrtc.so.11.2: 11.2) emits PTX the driver cannot JIT: every later
+  // release emits the same ISA or a newer one. Loading would cost the dlopen and leave the
+  // refused library's libstdc++ pool behind (see below).
+  if (!is_explicit && driver_version_ > 0) {
+    const std::string soname = internal::ReadElfSoname(path);
+    static constexpr char kPrefix[] = "libnvrtc.so.";
+    if (soname.rfind(kPrefix, 0) == 0) {
+      const char* digits = soname.c_str() + sizeof(kPrefix) - 1;
+      char* end = nullptr;
+      const long major = std::strtol(digits, &end, 10);
+      long minor = 0;
+      if (end != digits && *end == '.') minor = std::strtol(end + 1, nullptr, 10);
+      const int oldest = static_cast<int>(major * 1000 + minor * 10);
+      if (end != digits && major >= 1 && major <= 99 && minor >= 0 && minor <= 99 &&
+          internal::IsPlausibleCudaVersion(oldest) && !NvrtcUsableBy(oldest, driver_version_)) {
+        NvrtcCandidate& c = internal::AddCandidate(
+            &candidates_, path, source, NvrtcRejection::kPtxTooNew,
+            "NVRTC " + CudaText(oldest) + "+ (SONAME " + soname + ") emits PTX ISA " +
+                IsaText(NvrtcPtxIsa(oldest)) + " or newer (JIT by CUDA " +
+                CudaText(NvrtcMinDriver(oldest)) + "+): the driver (CUDA " +
+                CudaText(driver_version_) +
+                ") cannot load it (CUDA_ERROR_UNSUPPORTED_PTX_VERSION; not loaded)");
+        c.min_driver = NvrtcMinDriver(oldest);
+        return false;
+      }
+    }
+  }
   internal::OpenedLibrary opened = internal::OpenCandidate(path, false, kNvrtcIdentity);
   if (internal::RecordOpenRefusal(&opened, path, source, NvrtcRejection::kNotNvrtc,
                                   "exports no nvrtcVersion: not an NVRTC library", &candidates_)) {
@@ -197,6 +225,7 @@ bool Nvrtc::TryCandidate(const std::string& path, NvrtcSource source) {
                                                  NvrtcRejection::kPtxTooNew, why);
       c.version = version;
       c.ptx_isa = isa;
+      c.min_driver = needs;
       // A refused NVRTC stays loaded, unused (RTLD_LOCAL: nothing binds to it). Each links its
       // own libstdc++, whose constructor allocates the 72 KiB exception emergency pool that
       // nothing frees: unloading it would leak that pool (LeakSanitizer reports one per refused
@@ -220,6 +249,7 @@ bool Nvrtc::TryCandidate(const std::string& path, NvrtcSource source) {
                                : std::string(", no driver to compare with")));
   c.version = version;
   c.ptx_isa = isa;
+  c.min_driver = needs;
   return true;
 }
 

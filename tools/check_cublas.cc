@@ -69,7 +69,7 @@ int RunCublas(const Args& args, std::ostream& out, std::ostream& err) {
                      {"rejection", CublasRejectionName(cand.rejection)},
                      {"cublas_version", cand.version},
                      {"cudart_version", cand.cudart_version},
-                     {"min_driver", cand.version > 0 ? CublasMinDriver(cand.version / 10000) : 0},
+                     {"min_driver", cand.min_driver},
                      {"reason", cand.reason}});
       }
     }
@@ -103,8 +103,12 @@ int RunCublas(const Args& args, std::ostream& out, std::ostream& err) {
   if (cublas != nullptr) {
     for (const CublasCandidate& cand : cublas->candidates()) {
       out << "  " << (cand.accepted() ? "taken    " : "refused  ") << cand.path << " ("
-          << CublasSourceName(cand.source) << "): cuBLAS " << CublasText(cand.version)
-          << ", runtime " << CudaText(cand.cudart_version) << " — " << cand.reason << "\n";
+          << CublasSourceName(cand.source) << "): ";
+      if (cand.version > 0) {  // 0: refused by its SONAME, never loaded (the reason says so)
+        out << "cuBLAS " << CublasText(cand.version) << ", runtime "
+            << CudaText(cand.cudart_version) << " — ";
+      }
+      out << cand.reason << "\n";
     }
   }
   if (picked) {

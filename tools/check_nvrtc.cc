@@ -77,7 +77,7 @@ int RunNvrtc(const Args& args, std::ostream& out, std::ostream& err) {
                      {"rejection", NvrtcRejectionName(cand.rejection)},
                      {"nvrtc_version", cand.version},
                      {"ptx_isa", cand.ptx_isa},
-                     {"min_driver", cand.version > 0 ? NvrtcMinDriver(cand.version) : 0},
+                     {"min_driver", cand.min_driver},
                      {"reason", cand.reason}});
       }
     }
@@ -111,8 +111,12 @@ int RunNvrtc(const Args& args, std::ostream& out, std::ostream& err) {
   if (nvrtc != nullptr) {
     for (const NvrtcCandidate& cand : nvrtc->candidates()) {
       out << "  " << (cand.accepted() ? "taken    " : "refused  ") << cand.path << " ("
-          << NvrtcSourceName(cand.source) << "): NVRTC " << NvrtcVersionText(cand.version)
-          << ", PTX " << NvrtcIsaText(cand.ptx_isa) << " — " << cand.reason << "\n";
+          << NvrtcSourceName(cand.source) << "): ";
+      if (cand.version > 0) {  // 0: refused by its SONAME, never loaded (the reason says so)
+        out << "NVRTC " << NvrtcVersionText(cand.version) << ", PTX " << NvrtcIsaText(cand.ptx_isa)
+            << " — ";
+      }
+      out << cand.reason << "\n";
     }
   }
   if (picked) {

@@ -41,11 +41,6 @@ constexpr int kMaxWalkDepth = 32;
 constexpr size_t kMaxWalkDirectories = 20000;
 constexpr size_t kMaxWalkEntries = 1000000;
 
-std::string Env(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? std::string() : std::string(value);
-}
-
 // ---- Where runtimes are looked for ------------------------------------------------------------
 
 // Appends `dir` (when it exists) to `out`, merging one reached several ways (by realpath).

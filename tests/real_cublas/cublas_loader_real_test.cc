@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,18 @@ int Choose(int argc, char** argv) {
               b->error(), b->version(), b->major(), b->cudart_version(), b->driver_version(),
               b->path().c_str());
   std::printf("cublaslt=%s\nwarnings=%zu\n", b->cublaslt().c_str(), b->warnings().size());
+  // Every libcublas.so.* this process has mapped (a refused candidate must not be loaded).
+  {
+    std::ifstream maps("/proc/self/maps");
+    std::set<std::string> mapped;
+    for (std::string line; std::getline(maps, line);) {
+      const size_t at = line.find('/');
+      if (at != std::string::npos && line.find("/libcublas.so.") != std::string::npos) {
+        mapped.insert(line.substr(at));
+      }
+    }
+    std::printf("mapped_cublas=%zu\n", mapped.size());
+  }
   std::printf("candidates=%zu\n", b->candidates().size());
   for (size_t k = 0; k < b->candidates().size(); ++k) {
     const cudyn::CublasCandidate& c = b->candidates()[k];
@@ -233,6 +246,7 @@ TEST(CublasOnRealDrivers, TheNewestCublasWhoseMajorTheDriverRuns) {
       }
       EXPECT_NE(r["last_error"].find("no usable cuBLAS"), std::string::npos) << r["last_error"];
       EXPECT_EQ(r.count("get_version"), 0u);
+      EXPECT_EQ(r["mapped_cublas"], "0");  // none was loaded to be refused
       continue;
     }
     ASSERT_EQ(r["ok"], "1");
@@ -252,6 +266,8 @@ TEST(CublasOnRealDrivers, TheNewestCublasWhoseMajorTheDriverRuns) {
       }
     }
     EXPECT_EQ(refused, v == "12.5" ? 1 : 3);  // 13.0 (and both libcublas.so.12 for 11.x drivers)
+    // Refused by SONAME before dlopen: only the chosen cuBLAS was ever mapped.
+    EXPECT_EQ(r["mapped_cublas"], "1");
   }
 }
 

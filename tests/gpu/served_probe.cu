@@ -1,0 +1,162 @@
+// Entries of the 13.0 runtime headers that older runtimes lack, called by an unchanged nvcc-13
+// program (-cudart shared): run directly (the real 13.0 runtime) and through
+// `cudyn run --runtime <older>` they must answer alike where cudyn serves them (from the driver,
+// or composed from the older runtime's own calls: version_tables/CUDART_SERVED.md), and with the
+// documented clean error (801 / 35) where nothing can. One `key=value` line per fact; the kernel
+// results are checked (exit 1 if wrong), the rest is compared by tests/gpu/run_served.sh.
+//
+//   nvcc -std=c++17 -gencode arch=compute_90,code=sm_90 -cudart shared -o served_probe \
+//        tests/gpu/served_probe.cu -lcuda
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <string>
+
+__global__ void FillSeven(int* out) { out[threadIdx.x] = 7 + threadIdx.x; }
+
+namespace {
+
+// Hand-written PTX (ISA 7.8: every driver since 11.8 JITs it): out[0] = 42.
+const char kPtx[] =
+    ".version 7.8\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .entry FortyTwo(.param .u64 p)\n"
+    "{\n"
+    "  .reg .b64 %rd<3>;\n"
+    "  .reg .b32 %r<2>;\n"
+    "  ld.param.u64 %rd1, [p];\n"
+    "  cvta.to.global.u64 %rd2, %rd1;\n"
+    "  mov.u32 %r1, 42;\n"
+    "  st.global.u32 [%rd2], %r1;\n"
+    "  ret;\n"
+    "}\n";
+
+int g_bad = 0;
+
+void Line(const char* key, cudaError_t rc, const std::string& detail = "") {
+  std::printf("%s=%d%s%s\n", key, static_cast<int>(rc), detail.empty() ? "" : " ", detail.c_str());
+}
+
+std::string MappedRuntimes() {
+  std::ifstream maps("/proc/self/maps");
+  std::set<std::string> names;
+  for (std::string line; std::getline(maps, line);) {
+    const size_t slash = line.rfind('/');
+    if (slash == std::string::npos) continue;
+    const std::string name = line.substr(slash + 1);
+    if (name.find("cudart") != std::string::npos) names.insert(name);
+  }
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+}  // namespace
+
+int main() {
+  int runtime = 0, driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  std::printf("runtime_version=%d\ndriver_version=%d\n", runtime, driver);
+
+  // cudaInitDevice: initialises device 0 without making it current for the caller's device.
+  Line("cudaInitDevice", cudaInitDevice(0, 0, 0));
+  int device = -1;
+  Line("cudaGetDevice", cudaGetDevice(&device), std::to_string(device));
+
+  int* d = nullptr;
+  Line("cudaMalloc", cudaMalloc(&d, 64 * sizeof(int)));
+  FillSeven<<<1, 32>>>(d);
+  int host[32] = {};
+  Line("kernel", cudaMemcpy(host, d, sizeof(host), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 32; ++i) {
+    if (host[i] != 7 + i) g_bad = 1;
+  }
+  std::printf("kernel_ok=%d\n", g_bad == 0);
+
+  // cudaFuncGetName: from the registration cudyn saw.
+  const char* name = nullptr;
+  Line("cudaFuncGetName", cudaFuncGetName(&name, reinterpret_cast<const void*>(FillSeven)),
+       name ? name : "(null)");
+  Line("cudaFuncGetName_unregistered",
+       cudaFuncGetName(&name, reinterpret_cast<const void*>(&MappedRuntimes)));
+
+  cudaStream_t stream = nullptr;
+  Line("cudaStreamCreate", cudaStreamCreate(&stream));
+  unsigned long long id = 0;
+  Line("cudaStreamGetId", cudaStreamGetId(stream, &id), id != 0 ? "nonzero" : "zero");
+  int stream_device = -1;
+  Line("cudaStreamGetDevice", cudaStreamGetDevice(stream, &stream_device),
+       std::to_string(stream_device));
+
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+  Line("cudaGetDriverEntryPointByVersion",
+       cudaGetDriverEntryPointByVersion("cuMemAlloc", &fn, 12000, cudaEnableDefault, &status),
+       std::string("status=") + std::to_string(static_cast<int>(status)) +
+           (fn ? " found" : " null"));
+  fn = nullptr;
+  Line("cudaGetDriverEntryPointByVersion_absent",
+       cudaGetDriverEntryPointByVersion("cuNoSuchEntry", &fn, 12000, cudaEnableDefault, &status),
+       std::string("status=") + std::to_string(static_cast<int>(status)));
+
+  cudaMemPool_t pool = nullptr;
+  cudaMemLocation location = {};
+  location.type = cudaMemLocationTypeDevice;
+  location.id = 0;
+  Line("cudaMemGetDefaultMemPool",
+       cudaMemGetDefaultMemPool(&pool, &location, cudaMemAllocationTypePinned),
+       pool ? "pool" : "null");
+
+  // A captured graph, instantiated: its flags.
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  FillSeven<<<1, 32, 0, stream>>>(d);
+  Line("capture", cudaStreamEndCapture(stream, &graph));
+  Line("cudaGraphInstantiate", cudaGraphInstantiate(&exec, graph, 0));
+  unsigned long long flags = 99;
+  Line("cudaGraphExecGetFlags", cudaGraphExecGetFlags(exec, &flags), std::to_string(flags));
+
+  // The library API: load PTX, find its kernel, launch it through the driver (the handle is a
+  // CUkernel on every driver that has cuLibrary*).
+  cudaLibrary_t library = nullptr;
+  Line("cudaLibraryLoadData",
+       cudaLibraryLoadData(&library, kPtx, nullptr, nullptr, 0, nullptr, nullptr, 0));
+  cudaKernel_t kernel = nullptr;
+  if (library) {
+    Line("cudaLibraryGetKernel", cudaLibraryGetKernel(&kernel, library, "FortyTwo"));
+  }
+  if (kernel) {
+    CUfunction function = nullptr;
+    CUresult r = cuKernelGetFunction(&function, reinterpret_cast<CUkernel>(kernel));
+    void* args[] = {&d};
+    if (r == CUDA_SUCCESS) r = cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr);
+    int first = 0;
+    cudaMemcpy(&first, d, sizeof(first), cudaMemcpyDeviceToHost);
+    std::printf("library_kernel=%d value=%d\n", static_cast<int>(r), first);
+    if (r == CUDA_SUCCESS && first != 42) g_bad = 1;
+    // Not servable from the driver before 12.5 runtimes on this driver: the clean answer.
+    Line("cudaKernelSetAttributeForDevice",
+         cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 0, 0));
+  }
+  if (library) Line("cudaLibraryUnload", cudaLibraryUnload(library));
+
+  // cudaGraphAddNode: typed node parameters (12.2 runtimes); an empty node.
+  cudaGraph_t empty_graph = nullptr;
+  cudaGraphCreate(&empty_graph, 0);
+  cudaGraphNodeParams params = {};
+  params.type = cudaGraphNodeTypeEmpty;
+  cudaGraphNode_t node = nullptr;
+  Line("cudaGraphAddNode", cudaGraphAddNode(&node, empty_graph, nullptr, nullptr, 0, &params));
+  Line("cudaGetLastError", cudaGetLastError());
+
+  std::printf("mapped=%s\n", MappedRuntimes().c_str());
+  std::printf("result=%s\n", g_bad ? "WRONG" : "ok");
+  return g_bad;
+}
