@@ -38,6 +38,7 @@ const char kPtx[] =
 
 int g_bad = 0;
 
+// Callers make the call first: an argument list does not order the call before the detail.
 void Line(const char* key, cudaError_t rc, const std::string& detail = "") {
   std::printf("%s=%d%s%s\n", key, static_cast<int>(rc), detail.empty() ? "" : " ", detail.c_str());
 }
@@ -66,8 +67,13 @@ int main() {
 
   // cudaInitDevice: initialises device 0 without making it current for the caller's device.
   Line("cudaInitDevice", cudaInitDevice(0, 0, 0));
+  // It initialises the device's primary context without making it current (13.0's behaviour).
+  CUcontext current = nullptr;
+  const CUresult current_rc = cuCtxGetCurrent(&current);
+  std::printf("context_after_init=%d %s\n", static_cast<int>(current_rc), current ? "current" : "none");
   int device = -1;
-  Line("cudaGetDevice", cudaGetDevice(&device), std::to_string(device));
+  cudaError_t rc = cudaGetDevice(&device);
+  Line("cudaGetDevice", rc, std::to_string(device));
 
   int* d = nullptr;
   Line("cudaMalloc", cudaMalloc(&d, 64 * sizeof(int)));
@@ -81,37 +87,37 @@ int main() {
 
   // cudaFuncGetName: from the registration cudyn saw.
   const char* name = nullptr;
-  Line("cudaFuncGetName", cudaFuncGetName(&name, reinterpret_cast<const void*>(FillSeven)),
-       name ? name : "(null)");
+  rc = cudaFuncGetName(&name, reinterpret_cast<const void*>(FillSeven));
+  Line("cudaFuncGetName", rc, name ? name : "(null)");
   Line("cudaFuncGetName_unregistered",
        cudaFuncGetName(&name, reinterpret_cast<const void*>(&MappedRuntimes)));
 
   cudaStream_t stream = nullptr;
   Line("cudaStreamCreate", cudaStreamCreate(&stream));
   unsigned long long id = 0;
-  Line("cudaStreamGetId", cudaStreamGetId(stream, &id), id != 0 ? "nonzero" : "zero");
+  rc = cudaStreamGetId(stream, &id);
+  Line("cudaStreamGetId", rc, id != 0 ? "nonzero" : "zero");
   int stream_device = -1;
-  Line("cudaStreamGetDevice", cudaStreamGetDevice(stream, &stream_device),
-       std::to_string(stream_device));
+  rc = cudaStreamGetDevice(stream, &stream_device);
+  Line("cudaStreamGetDevice", rc, std::to_string(stream_device));
 
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
-  Line("cudaGetDriverEntryPointByVersion",
-       cudaGetDriverEntryPointByVersion("cuMemAlloc", &fn, 12000, cudaEnableDefault, &status),
+  rc = cudaGetDriverEntryPointByVersion("cuMemAlloc", &fn, 12000, cudaEnableDefault, &status);
+  Line("cudaGetDriverEntryPointByVersion", rc,
        std::string("status=") + std::to_string(static_cast<int>(status)) +
            (fn ? " found" : " null"));
   fn = nullptr;
-  Line("cudaGetDriverEntryPointByVersion_absent",
-       cudaGetDriverEntryPointByVersion("cuNoSuchEntry", &fn, 12000, cudaEnableDefault, &status),
+  rc = cudaGetDriverEntryPointByVersion("cuNoSuchEntry", &fn, 12000, cudaEnableDefault, &status);
+  Line("cudaGetDriverEntryPointByVersion_absent", rc,
        std::string("status=") + std::to_string(static_cast<int>(status)));
 
   cudaMemPool_t pool = nullptr;
   cudaMemLocation location = {};
   location.type = cudaMemLocationTypeDevice;
   location.id = 0;
-  Line("cudaMemGetDefaultMemPool",
-       cudaMemGetDefaultMemPool(&pool, &location, cudaMemAllocationTypePinned),
-       pool ? "pool" : "null");
+  rc = cudaMemGetDefaultMemPool(&pool, &location, cudaMemAllocationTypePinned);
+  Line("cudaMemGetDefaultMemPool", rc, pool ? "pool" : "null");
 
   // A captured graph, instantiated: its flags.
   cudaGraph_t graph = nullptr;
@@ -121,7 +127,8 @@ int main() {
   Line("capture", cudaStreamEndCapture(stream, &graph));
   Line("cudaGraphInstantiate", cudaGraphInstantiate(&exec, graph, 0));
   unsigned long long flags = 99;
-  Line("cudaGraphExecGetFlags", cudaGraphExecGetFlags(exec, &flags), std::to_string(flags));
+  rc = cudaGraphExecGetFlags(exec, &flags);
+  Line("cudaGraphExecGetFlags", rc, std::to_string(flags));
 
   // The library API: load PTX, find its kernel, launch it through the driver (the handle is a
   // CUkernel on every driver that has cuLibrary*).
