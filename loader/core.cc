@@ -17,6 +17,7 @@
 #include <mutex>
 #include <new>
 
+#include "loader/runtime_fingerprint.h"
 #include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
 
@@ -622,46 +623,142 @@ bool ClassifyLibraryCode(const void* address, const LibraryIdentity& identity) {
   return is_library;
 }
 
-// Verdicts per (identity, executable range); an object stays what it was while mapped (the
-// runtimes it is asked about are never unloaded). Lock-free reads: a slot is published by `used`
+// Whether `symbol` is visible from the loaded object containing `address` (its own or a
+// dependency's); false for the main program.
+bool ObjectSees(const void* address, const char* symbol) {
+  Dl_info where{};
+  if (dladdr(address, &where) == 0 || where.dli_fname == nullptr || where.dli_fname[0] == '\0') {
+    return false;
+  }
+  void* handle = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) return false;
+  const bool seen = dlsym(handle, symbol) != nullptr;
+  dlclose(handle);
+  return seen;
+}
+
+// The loaded shared object (never the main program) containing an address, and the newest version
+// of the CUDA runtime table in its RELRO segment (runtime_fingerprint.h).
+struct EmbeddedRuntimeProbe {
+  uintptr_t address = 0;
+  bool found = false;
+  VersionTableScan table;
+};
+
+int ScanObjectForRuntime(struct dl_phdr_info* info, size_t, void* data) {
+  auto* probe = static_cast<EmbeddedRuntimeProbe*>(data);
+  auto in_load = [info](uintptr_t p, size_t n) {
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+      const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+      const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+      if (ph.p_type == PT_LOAD && (ph.p_flags & PF_R) != 0 && p >= start &&
+          p - start <= ph.p_memsz && ph.p_memsz - (p - start) >= n) {
+        return true;
+      }
+    }
+    return false;
+  };
+  if (!in_load(probe->address, 1)) return 0;
+  probe->found = true;
+  // The main program (no name) keeps the program's view: its own calls cannot be told from its
+  // runtime's.
+  if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 1;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_GNU_RELRO) continue;
+    const auto* begin = reinterpret_cast<const uint8_t*>(info->dlpi_addr + ph.p_vaddr);
+    ScanVersionTable(
+        begin, ph.p_memsz,
+        [&in_load](uint64_t pointer) {
+          return in_load(static_cast<uintptr_t>(pointer), 4) &&
+                 std::memcmp(reinterpret_cast<const void*>(pointer), "cuda", 4) == 0;
+        },
+        &probe->table);
+  }
+  return 1;
+}
+
+// The runtime version of the object containing `address` (uncached; CudaRuntimeVersionOfCode).
+int ClassifyRuntimeCode(const void* address) {
+  if (IsCudynFunction(address)) return 0;
+  EmbeddedRuntimeProbe probe;
+  probe.address = reinterpret_cast<uintptr_t>(address);
+  dl_iterate_phdr(ScanObjectForRuntime, &probe);
+  const bool has_table = probe.table.records >= kMinVersionTableRecords;
+  int version = 0;
+  if (ClassifyLibraryCode(address, kCudaRuntimeIdentity)) {
+    version = has_table ? probe.table.version : -1;
+  } else if (has_table && !ObjectSees(address, kCudaRuntimeIdentity.cudyn_marker)) {
+    // (A table in cudyn's own runtime drop-in would be no runtime of NVIDIA's.)
+    version = probe.table.version;
+  }
+  if (version != 0) {
+    Dl_info where{};
+    try {
+      Log().debug("CUDA runtime {} in {} ({} entries in its versioned table)", version,
+                  dladdr(address, &where) != 0 && where.dli_fname ? where.dli_fname : "?",
+                  probe.table.records);
+    } catch (...) {
+    }
+  }
+  return version;
+}
+
+// Answers per (question, executable range); an object stays what it was while mapped (the
+// libraries asked about are never unloaded). Lock-free reads: a slot is published by `used`
 // (release) after its fields; writers serialise on `insert`. Full: answers stay uncached.
-struct LibraryCodeCache {
+struct CodeAnswerCache {
   static constexpr int kSlots = 32;
   struct Slot {
-    const LibraryIdentity* identity = nullptr;
+    const void* question = nullptr;
     uintptr_t begin = 0, end = 0;
-    bool verdict = false;
+    int answer = 0;
   };
   Slot slots[kSlots];
   std::atomic<int> used{0};
   std::mutex insert;
 };
-LibraryCodeCache g_library_code_cache;
+CodeAnswerCache g_code_answer_cache;
 
-}  // namespace
-
-bool IsLibraryCode(const void* address, const LibraryIdentity& identity) {
-  if (address == nullptr) return false;
-  LibraryCodeCache& cache = g_library_code_cache;
+// `compute(address)` for the object containing `address`, cached under `question`.
+template <typename Compute>
+int CachedPerObject(const void* question, const void* address, Compute compute) {
+  CodeAnswerCache& cache = g_code_answer_cache;
   const uintptr_t p = reinterpret_cast<uintptr_t>(address);
   const int used = cache.used.load(std::memory_order_acquire);
   for (int i = 0; i < used; ++i) {
-    const LibraryCodeCache::Slot& slot = cache.slots[i];
-    if (slot.identity == &identity && p >= slot.begin && p < slot.end) return slot.verdict;
+    const CodeAnswerCache::Slot& slot = cache.slots[i];
+    if (slot.question == question && p >= slot.begin && p < slot.end) return slot.answer;
   }
-  const bool verdict = ClassifyLibraryCode(address, identity);
+  const int answer = compute(address);
   try {
     std::vector<std::pair<uintptr_t, uintptr_t>> ranges = ModuleCodeRanges(address);
     std::lock_guard<std::mutex> guard(cache.insert);
     for (const auto& range : ranges) {
       const int n = cache.used.load(std::memory_order_relaxed);
-      if (n >= LibraryCodeCache::kSlots) break;
-      cache.slots[n] = {&identity, range.first, range.second, verdict};
+      if (n >= CodeAnswerCache::kSlots) break;
+      cache.slots[n] = {question, range.first, range.second, answer};
       cache.used.store(n + 1, std::memory_order_release);
     }
   } catch (...) {  // no memory for the range list: the answer stays uncached
   }
-  return verdict;
+  return answer;
+}
+
+const char kRuntimeVersionQuestion = 0;  // its address keys CudaRuntimeVersionOfCode's answers
+
+}  // namespace
+
+bool IsLibraryCode(const void* address, const LibraryIdentity& identity) {
+  if (address == nullptr) return false;
+  return CachedPerObject(&identity, address, [&identity](const void* a) {
+           return ClassifyLibraryCode(a, identity) ? 1 : 0;
+         }) != 0;
+}
+
+int CudaRuntimeVersionOfCode(const void* address) {
+  if (address == nullptr) return 0;
+  return CachedPerObject(&kRuntimeVersionQuestion, address, ClassifyRuntimeCode);
 }
 
 // --- Logging and environment -------------------------------------------------------------------

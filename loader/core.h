@@ -320,6 +320,13 @@ std::vector<std::pair<uintptr_t, uintptr_t>> ModuleCodeRanges(const void* addres
 // OpenCandidate recognises a candidate). The main program is never one: dlopen cannot name it.
 // Answers are cached per object (a few loads after the first call from it); never throws.
 bool IsLibraryCode(const void* address, const LibraryIdentity& identity);
+// The CUDA runtime in the loaded shared object containing `address`: its version (12030) when the
+// object is a CUDA runtime library (IsLibraryCode with kCudaRuntimeIdentity) or has one compiled
+// in (cuBLAS, cuFFT, ...: found by the runtime's versioned entry-point table in its RELRO segment,
+// runtime_fingerprint.h); -1 for a runtime library whose table tells no version; 0 for anything
+// else, cudyn's own objects and the main program (whose own calls cannot be told from its
+// runtime's). Cached per object like IsLibraryCode; never throws.
+int CudaRuntimeVersionOfCode(const void* address);
 
 // --- Where toolkit libraries are searched -------------------------------------------------------
 // Every library found by SONAME (libcudart, libnvrtc, ...) is searched in the same places; each

@@ -42,6 +42,11 @@ int CudartFamilyMinDriver(int family, int minor) {
   return family * 1000 + 10 * std::max(minor, 0);
 }
 
+int RuntimeVersionMinDriver(int runtime_version) {
+  if (runtime_version <= 0) return 0;
+  return CudartFamilyMinDriver(runtime_version / 1000, runtime_version % 1000 / 10);
+}
+
 int CudartSonameMinDriver(const std::string& soname) {
   int family = 0, minor = -1;
   ParseCudartSoname(soname, &family, &minor);

@@ -27,6 +27,10 @@ void ParseCudartSoname(const std::string& soname, int* family, int* minor);
 // 11 -> 11000, 10.2 -> 10020; 0 for family 0.
 int CudartFamilyMinDriver(int family, int minor);
 
+// The oldest driver that runs a runtime of version `runtime_version` (cudaRuntimeGetVersion's
+// encoding): 12030 -> 12000, 11080 -> 11000, 10020 -> 10020; 0 for 0 or less.
+int RuntimeVersionMinDriver(int runtime_version);
+
 // Both at once: "libcudart.so.12" -> 12000; 0 when `soname` is not a versioned libcudart.
 int CudartSonameMinDriver(const std::string& soname);
 

@@ -48,6 +48,16 @@ TEST(CudartFamily, OldestDriverPerSoname) {
   EXPECT_EQ(CudartFamilyMinDriver(0, -1), 0);
 }
 
+TEST(CudartFamily, OldestDriverPerRuntimeVersion) {
+  EXPECT_EQ(RuntimeVersionMinDriver(13000), 13000);
+  EXPECT_EQ(RuntimeVersionMinDriver(12030), 12000);  // cuBLAS 12.5's embedded runtime
+  EXPECT_EQ(RuntimeVersionMinDriver(11080), 11000);
+  EXPECT_EQ(RuntimeVersionMinDriver(10020), 10020);  // before 11: that release or newer
+  EXPECT_EQ(RuntimeVersionMinDriver(10000), 10000);
+  EXPECT_EQ(RuntimeVersionMinDriver(0), 0);
+  EXPECT_EQ(RuntimeVersionMinDriver(-5), 0);
+}
+
 TEST(CudartFamily, NewestFamilyPerDriver) {
   // The real drivers: 418 (10.1), 450 (11.0), 470 (11.4), 535 (12.2), 580 (13.0).
   EXPECT_EQ(NewestRuntimeFamilyFor(10010), 10);

@@ -277,6 +277,13 @@ void* ResolveDefaultSlow(int index);
 // Cached per object after the first call from it.
 bool IsCudaRuntimeCode(const void* address);
 
+// Under a clamp to `effective_version`, whether the code at `address` is a CUDA runtime that must
+// see the real driver: a runtime library or a runtime compiled into a shared object (cuBLAS's,
+// cuFFT's, ...: internal::CudaRuntimeVersionOfCode) that a real driver of that version runs. A
+// runtime it does not run (13.0 under a 12.x clamp) keeps the clamped view and fails as on such a
+// driver; a runtime library whose version is unknown sees the real driver. Cached per object.
+bool RuntimeSeesRealDriver(const void* address, int effective_version);
+
 // Under `cudyn run --cudart` (CUDYN_CUDART_PATH names the runtime cudyn's runtime layer uses): when
 // `caller` is code of another CUDA runtime library (IsCudaRuntimeCode, in a file other than that
 // one after realpath), warns once per process that this file's calls bypass cudyn. Without

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "loader/cudyn.h"
+#include "loader/cudart_family.h"
 #include "loader/internal.h"
 #include "spdlog/spdlog.h"
 
@@ -529,6 +530,11 @@ Driver& DefaultDriver() { return internal::DefaultInstance<Driver>(); }
 
 bool IsCudaRuntimeCode(const void* address) {
   return internal::IsLibraryCode(address, internal::kCudaRuntimeIdentity);
+}
+
+bool RuntimeSeesRealDriver(const void* address, int effective_version) {
+  const int runtime = internal::CudaRuntimeVersionOfCode(address);
+  return runtime < 0 || (runtime > 0 && RuntimeVersionMinDriver(runtime) <= effective_version);
 }
 
 namespace {

@@ -15,8 +15,13 @@
 //    entry points against the driver's export tables, and a clamped answer fails its first call
 //    with 103 (cudaErrorSoftwareValidityNotEstablished; measured with the real 11.8 and 12.5
 //    runtimes on driver 580, where the same runtime answers 0 when it reaches the real driver).
-//    The clamp still holds for the program's own driver calls, and for its runtime calls through
-//    cudyn's runtime layer (loader/cudart.cc answers cudaDriverGetVersion under a clamp).
+//    The same holds for a runtime compiled into a library (cuBLAS 12.5 carries a 12.3 one: with
+//    the clamped view its cublasCreate answered 1 on the GPU under an emulated 12.8, the same
+//    program without -lcuda 0), recognised by the runtime's versioned entry-point table. A runtime
+//    the clamped version cannot run (13.0 under 12.x) keeps the clamped view and fails as it would
+//    on such a driver (RuntimeSeesRealDriver). The clamp still holds for the program's own driver
+//    calls, and for its runtime calls through cudyn's runtime layer (loader/cudart.cc answers
+//    cudaDriverGetVersion under a clamp).
 //  * Under `cudyn run --cudart`, a CUDA runtime other than the one cudyn's runtime layer uses that
 //    calls cuGetProcAddress (every 11.3+ runtime, at its first call) or the first
 //    cuDriverGetVersion is reported once at warn (WarnIfOtherCudaRuntime): its calls bypass cudyn.
@@ -98,10 +103,11 @@ bool DefaultDriverProvides(int index) {
 int g_open_driver_version = 0;
 int g_real_driver_version = 0;
 
-// Under a clamp, whether the caller at `return_address` is a CUDA runtime library that must see
-// the real driver (the file comment says why).
+// Under a clamp, whether the caller at `return_address` is a CUDA runtime (a library or one compiled
+// into a library) that must see the real driver (the file comment says why).
 bool ServeRealDriver(const Driver& driver, const void* return_address) {
-  return driver.effective_version() != driver.cuda_version() && IsCudaRuntimeCode(return_address);
+  return driver.effective_version() != driver.cuda_version() &&
+         RuntimeSeesRealDriver(return_address, driver.effective_version());
 }
 
 using RealGetProcAddressFn = CUresult (*)(const char*, void**, int, cuuint64_t);
@@ -152,7 +158,7 @@ CUDYN_STUB_API CUresult CUDAAPI cuDriverGetVersion(int* version) {
   const int real_version = __atomic_load_n(&cudyn::g_real_driver_version, __ATOMIC_RELAXED);
   if (__builtin_expect(open_version != 0 && version != nullptr, 1)) {
     *version = open_version == real_version ||
-                       !cudyn::IsCudaRuntimeCode(__builtin_return_address(0))
+                       !cudyn::RuntimeSeesRealDriver(__builtin_return_address(0), open_version)
                    ? open_version
                    : real_version;
     return CUDA_SUCCESS;

@@ -5,7 +5,13 @@
 //   runtime_driver=<cudaDriverGetVersion of the runtime>   runtime_version=<cudaRuntimeGetVersion>
 //   device_count_rc=<cudaGetDeviceCount's result>          libcuda_files=<real libcuda files mapped>
 //   dropin_mapped=<1 when the drop-in is the process's libcuda.so.1>
-// Usage: clamp_consistency_probe RUNTIME_LIBRARY   (exit 2: a library did not load)
+//   embedded_driver=<cuDriverGetVersion as code of EMBEDDED_LIBRARY sees it> <EMBEDDED_LIBRARY>
+//     (embedded_runtime_lib.cc: a library with a runtime compiled in; called before the program's
+//     own first cuDriverGetVersion, so the first one takes the drop-in's first-call path)
+// Usage: clamp_consistency_probe RUNTIME_LIBRARY [EMBEDDED_LIBRARY...]   (exit 2: a library did
+// not load)
+//        clamp_consistency_probe --cublas CUBLAS_LIBRARY: cublasCreate_v2's result
+//     (cublas_create_rc=): the real cuBLAS's runtime calls the drop-in from inside cuBLAS.
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -40,8 +46,9 @@ int RealDriverFilesMapped() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s RUNTIME_LIBRARY\n", argv[0]);
+  if (argc < 2 || (std::string(argv[1]) == "--cublas" && argc != 3)) {
+    std::fprintf(stderr, "usage: %s RUNTIME_LIBRARY [EMBEDDED_LIBRARY...] | --cublas LIBRARY\n",
+                 argv[0]);
     return 2;
   }
   void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
@@ -50,6 +57,30 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf("dropin_mapped=%d\n", dlsym(driver, "cudynEntryCount") != nullptr ? 1 : 0);
+  if (std::string(argv[1]) == "--cublas") {
+    void* cublas = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+    auto create = cublas != nullptr ? reinterpret_cast<int (*)(void**)>(
+                                          dlsym(cublas, "cublasCreate_v2"))
+                                    : nullptr;
+    if (create == nullptr) {
+      std::fprintf(stderr, "%s: %s\n", argv[2], dlerror());
+      return 2;
+    }
+    void* handle = nullptr;
+    std::printf("cublas_create_rc=%d\n", create(&handle));  // no GPU here: not 0
+    return 0;
+  }
+  for (int i = 2; i < argc; ++i) {
+    void* library = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
+    auto fn = library != nullptr ? reinterpret_cast<int (*)()>(
+                                       dlsym(library, "embedded_runtime_driver_version"))
+                                 : nullptr;
+    if (fn == nullptr) {
+      std::fprintf(stderr, "%s: %s\n", argv[i], dlerror());
+      return 2;
+    }
+    std::printf("embedded_driver=%d %s\n", fn(), argv[i]);
+  }
   int rc = 0;
   const int program_driver = Version(driver, "cuDriverGetVersion", &rc);
   std::printf("program_driver=%d (rc %d)\n", program_driver, rc);

@@ -6,11 +6,28 @@
 # Before this rule the real runtime saw the clamped driver, and on a GPU its first call answered
 # 103 (cudaErrorSoftwareValidityNotEstablished).
 #
-# Args: PROBE DRIVER_DROPIN CUDART_DROPIN then cases DRIVER_LIB:DRIVER_VERSION:CLAMP:RUNTIME_LIB
-# (CLAMP "none": unclamped).
+# The same holds for a runtime compiled into a library (cuBLAS, cuFFT, ...: recognised by the
+# runtime's versioned entry-point table), and a runtime the clamped version cannot run (a 12.5
+# runtime under 11.8, a 13.0 one under 12.x) sees the clamp and fails as on such a driver:
+# a real driver of version D runs a runtime R when D >= R's major x 1000 (R >= 11.0), D >= R before.
+#
+# Args: PROBE DRIVER_DROPIN CUDART_DROPIN EMBEDDED_LIBS CUBLAS_12_5 then cases
+# DRIVER_LIB:DRIVER_VERSION:CLAMP:RUNTIME_LIB (CLAMP "none": unclamped). EMBEDDED_LIBS:
+# comma-separated libembedded_runtime_<version>.so.
 set -euo pipefail
-probe=$1 dropin=$2 cudart_dropin=$3
-shift 3
+probe=$1 dropin=$2 cudart_dropin=$3 embedded=$4 cublas=$5
+shift 5
+IFS=, read -r -a embedded_libs <<<"$embedded"
+
+# What a runtime of version $1 sees from a driver $2 clamped to $3 ("none"): the real version
+# when a real driver of the clamped version runs it, else the clamp.
+runtime_sees() {
+  local runtime=$1 real=$2 clamp=$3 needs
+  [[ $clamp == none ]] && { echo "$real"; return; }
+  needs=$runtime
+  ((runtime >= 11000)) && needs=$((runtime / 1000 * 1000))
+  if ((needs <= clamp)); then echo "$real"; else echo "$clamp"; fi
+}
 
 fail=0
 tmp=$(mktemp -d "${TEST_TMPDIR:-/tmp}/clamp.XXXXXX")
@@ -38,12 +55,35 @@ for spec in "$@"; do
   [[ $clamp == none ]] || env_clamp=(CUDYN_MAX_CUDA_VERSION="$clamp")
   name="driver $real, clamp $clamp, runtime ${runtime##*/cuda_runtimes/}"
 
+  # The runtime's version from its runfiles directory (cuda_runtimes/<major.minor>/).
+  rt_dir=${runtime%/*}
+  rt_version=${rt_dir##*/}
+  rt_version=$((${rt_version%.*} * 1000 + ${rt_version#*.} * 10))
+
   out=$(env LD_LIBRARY_PATH="$tmp" CUDYN_DRIVER_PATH="$driver" "${env_clamp[@]}" \
-    "$probe" "$runtime" 2>&1) || { echo "FAIL [$name]: probe exited $?: $out"; fail=1; continue; }
+    "$probe" "$runtime" "${embedded_libs[@]}" 2>&1) ||
+    { echo "FAIL [$name]: probe exited $?: $out"; fail=1; continue; }
   expect "$out" dropin_mapped 1 "$name"
   expect "$out" program_driver "$seen" "$name"
-  expect "$out" runtime_driver "$real" "$name: the real runtime sees the real driver"
+  expect "$out" runtime_driver "$(runtime_sees "$rt_version" "$real" "$clamp")" \
+    "$name: the real runtime sees the real driver where the clamped version runs it"
   expect "$out" libcuda_files 1 "$name: one real driver in the process"
+  if [[ $(runtime_sees "$rt_version" "$real" "$clamp") != "$real" ]]; then
+    # What a real driver too old for the runtime answers: cudaErrorInsufficientDriver.
+    expect "$out" device_count_rc 35 "$name: the runtime fails as on a driver that old"
+  fi
+  for lib in "${embedded_libs[@]}"; do
+    v=${lib##*libembedded_runtime_}
+    v=${v%.so}
+    got=$(sed -n "s|^embedded_driver=\([0-9-]*\) .*libembedded_runtime_$v.so$|\1|p" <<<"$out")
+    want=$(runtime_sees "$v" "$real" "$clamp")
+    if [[ $got != "$want" ]]; then
+      echo "FAIL [$name]: a library carrying runtime $v sees $got, expected $want"
+      fail=1
+    else
+      echo "ok   [$name]: a library carrying runtime $v sees $got"
+    fi
+  done
 
   out=$(env LD_LIBRARY_PATH="$tmp" CUDYN_DRIVER_PATH="$driver" CUDYN_CUDART_PATH="$runtime" \
     "${env_clamp[@]}" "$probe" "$(readlink -f "$cudart_dropin")" 2>&1) ||
@@ -51,4 +91,18 @@ for spec in "$@"; do
   expect "$out" runtime_driver "$seen" "$name, through cudyn's runtime: the program sees the clamp"
   expect "$out" libcuda_files 1 "$name, through cudyn's runtime: one real driver"
 done
+
+# The real cuBLAS 12.5 (its runtime: 12.3) on the real 535 under a 12.0 clamp: its runtime's calls
+# reach the drop-in from inside libcublas, which the drop-in recognises (debug log) and answers
+# with the real driver. No GPU here: cublasCreate answers an error either way.
+driver535=$(readlink -f "${1%%:*}")
+out=$(env LD_LIBRARY_PATH="$tmp" CUDYN_DRIVER_PATH="$driver535" CUDYN_MAX_CUDA_VERSION=12000 \
+  CUDYN_LOG=debug "$probe" --cublas "$(readlink -f "$cublas")" 2>&1) ||
+  { echo "FAIL [cuBLAS 12.5]: probe exited $?: $out"; fail=1; }
+if grep -q "CUDA runtime 12030 in .*libcublas.so.12 " <<<"$out"; then
+  echo "ok   [cuBLAS 12.5]: its compiled-in runtime 12030 recognised"
+else
+  echo "FAIL [cuBLAS 12.5]: no 'CUDA runtime 12030 in ...libcublas.so.12' in: $out"
+  fail=1
+fi
 exit $fail

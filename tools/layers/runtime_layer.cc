@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "loader/cudart_family.h"
+#include "loader/runtime_fingerprint.h"
 #include "tools/fatbin/fatbin_reader.h"
-#include "tools/util/bytes.h"
 
 namespace cudyn {
 namespace layers {
@@ -27,7 +27,6 @@ bool Contains(const uint8_t* data, size_t size, const char* s) {
   return memmem(data, size, s, std::strlen(s)) != nullptr;
 }
 
-using bytes::LoadLe64;
 
 }  // namespace
 
@@ -48,45 +47,27 @@ int FindRuntimeVersionTable(const uint8_t* data, size_t size, size_t* records) {
     }
     return false;
   };
-  int best_version = 0;
-  size_t best_run = 0;
+  VersionTableScan best;
   for (const auto& s : secs) {
     // PROGBITS, allocated, not executable: .data.rel.ro in practice.
-    if (s.type != 1 || !(s.flags & 0x2) || (s.flags & 0x4) || s.size < 24) continue;
-    const uint64_t end = s.offset + s.size;
-    uint64_t i = (s.offset + 7) & ~uint64_t{7};
-    size_t run = 0;
-    int run_max = 0;
-    while (i + 24 <= end) {
-      const uint64_t v = LoadLe64(data + i);
-      bool rec = false;
-      if (v >= 1000 && v <= 99990 && v % 10 == 0 && LoadLe64(data + i + 16) == 0) {
-        uint64_t off = 0;
-        rec = to_offset(LoadLe64(data + i + 8), &off) && size - off >= 4 &&
-              std::memcmp(data + off, "cuda", 4) == 0;
-      }
-      if (rec) {
-        ++run;
-        run_max = std::max(run_max, static_cast<int>(v));
-        i += 24;
-        continue;
-      }
-      if (run > best_run) {
-        best_run = run;
-        best_version = run_max;
-      }
-      run = 0;
-      run_max = 0;
-      i += 8;
+    if (s.type != 1 || !(s.flags & 0x2) || (s.flags & 0x4) || s.size < 24 || s.offset > size ||
+        s.size > size - s.offset) {
+      continue;
     }
-    if (run > best_run) {
-      best_run = run;
-      best_version = run_max;
-    }
+    const uint64_t begin = (s.offset + 7) & ~uint64_t{7};
+    if (begin >= s.offset + s.size) continue;
+    ScanVersionTable(
+        data + begin, static_cast<size_t>(s.offset + s.size - begin),
+        [&](uint64_t pointer) {
+          uint64_t off = 0;
+          return to_offset(pointer, &off) && size - off >= 4 &&
+                 std::memcmp(data + off, "cuda", 4) == 0;
+        },
+        &best);
   }
-  if (best_run < kMinVersionTableRecords) return 0;
-  *records = best_run;
-  return best_version;
+  if (best.records < kMinVersionTableRecords) return 0;
+  *records = best.records;
+  return best.version;
 }
 
 const char* RuntimeLinkageName(RuntimeLinkage l) {
@@ -131,7 +112,7 @@ RuntimeLayer AnalyzeRuntime(const elf::ElfInfo& elf, const uint8_t* data, size_t
   if (int v = FindRuntimeVersionTable(data, size, &records)) {
     r.linkage = RuntimeLinkage::kStatic;
     r.runtime_version = v;
-    r.min_driver = (v / 1000) >= 11 ? (v / 1000) * 1000 : v;
+    r.min_driver = RuntimeVersionMinDriver(v);
     r.evidence.push_back("versioned entry-point table of " + std::to_string(records) +
                          " runtime functions, newest " + std::to_string(v));
     return r;
@@ -167,7 +148,7 @@ RuntimeLayer AnalyzeRuntime(const elf::ElfInfo& elf, const uint8_t* data, size_t
                        kStaticMarkers[1] + "\"");
   if (int rel = fatbin::FindToolkitRelease(data, size)) {
     r.runtime_version = rel;
-    r.min_driver = (rel / 1000) >= 11 ? (rel / 1000) * 1000 : rel;
+    r.min_driver = RuntimeVersionMinDriver(rel);
     r.evidence.push_back("nvcc ident \"Cuda compilation tools, release " +
                          std::to_string(rel / 1000) + "." + std::to_string(rel % 1000 / 10) + "\"");
   }

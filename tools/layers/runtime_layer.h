@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "loader/runtime_fingerprint.h"  // kMinVersionTableRecords
 #include "tools/elf/elf_reader.h"
 
 namespace cudyn {
@@ -55,9 +56,9 @@ struct RuntimeLayer {
 // runtime only when no libcudart is linked.
 RuntimeLayer AnalyzeRuntime(const elf::ElfInfo& elf, const uint8_t* data, size_t size);
 
-// The newest version in the runtime's versioned entry-point table (see above), 0 if the file
-// (ELF64 with section headers) has no such table of at least kMinVersionTableRecords records.
-constexpr size_t kMinVersionTableRecords = 32;
+// The newest version in the runtime's versioned entry-point table (see above;
+// loader/runtime_fingerprint.h scans for it), 0 if the file (ELF64 with section headers) has no
+// such table of at least kMinVersionTableRecords records.
 int FindRuntimeVersionTable(const uint8_t* data, size_t size, size_t* records);
 
 // The same from a path (mmap; ELF errors give linkage kNone and the error in evidence).
