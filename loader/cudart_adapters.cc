@@ -2,10 +2,12 @@
 // spells it differently (version_tables/inputs/cudart_adapters.tsv says which, and why). Each is a
 // plain function with the 13.0 prototype, instantiated once per adapter instance id so it can
 // find its Runtime without an extra argument; it calls the runtime's older function by name.
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <pthread.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -848,6 +850,66 @@ static_assert(cudaAtomicOperationIntegerAdd == 0 && cudaAtomicOperationCAS == 9 
 static_assert(cudaJitMaxRegisters == 0 && cudaLibraryHostUniversalFunctionAndDataTable == 0 &&
                   cudaLibraryBinaryIsPreserved == 1,
               "cudaJitOption / cudaLibraryOption are CUjit_option / CUlibraryOption");
+
+// The batch copies (cudaMemcpyBatchAsync, cudaMemcpy3DBatchAsync) pass their descriptors to the
+// driver's cuMemcpyBatchAsync_v2 / cuMemcpy3DBatchAsync_v2 as they are: each runtime struct is the
+// driver's field for field (offset and size of every field, union members included) and the enums
+// in them have the driver's values. An array operand's cudaArray_t is the CUarray ("Memcpy operand
+// is a CUarray", driver_types.h).
+#define CUDYN_SAME_FIELD(rt_type, rt_field, cu_type, cu_field)               \
+  static_assert(offsetof(rt_type, rt_field) == offsetof(cu_type, cu_field) && \
+                    sizeof(static_cast<rt_type*>(nullptr)->rt_field) ==           \
+                        sizeof(static_cast<cu_type*>(nullptr)->cu_field),     \
+                #rt_type "." #rt_field " is " #cu_type "." #cu_field);
+static_assert(sizeof(cudaMemcpyAttributes) == sizeof(CUmemcpyAttributes), "cudaMemcpyAttributes");
+CUDYN_SAME_FIELD(cudaMemcpyAttributes, srcAccessOrder, CUmemcpyAttributes, srcAccessOrder)
+CUDYN_SAME_FIELD(cudaMemcpyAttributes, srcLocHint, CUmemcpyAttributes, srcLocHint)
+CUDYN_SAME_FIELD(cudaMemcpyAttributes, dstLocHint, CUmemcpyAttributes, dstLocHint)
+CUDYN_SAME_FIELD(cudaMemcpyAttributes, flags, CUmemcpyAttributes, flags)
+CUDYN_SAME_FIELD(cudaMemLocation, type, CUmemLocation, type)
+CUDYN_SAME_FIELD(cudaMemLocation, id, CUmemLocation, id)
+static_assert(sizeof(cudaMemcpy3DBatchOp) == sizeof(CUDA_MEMCPY3D_BATCH_OP), "cudaMemcpy3DBatchOp");
+CUDYN_SAME_FIELD(cudaMemcpy3DBatchOp, src, CUDA_MEMCPY3D_BATCH_OP, src)
+CUDYN_SAME_FIELD(cudaMemcpy3DBatchOp, dst, CUDA_MEMCPY3D_BATCH_OP, dst)
+CUDYN_SAME_FIELD(cudaMemcpy3DBatchOp, extent, CUDA_MEMCPY3D_BATCH_OP, extent)
+CUDYN_SAME_FIELD(cudaMemcpy3DBatchOp, srcAccessOrder, CUDA_MEMCPY3D_BATCH_OP, srcAccessOrder)
+CUDYN_SAME_FIELD(cudaMemcpy3DBatchOp, flags, CUDA_MEMCPY3D_BATCH_OP, flags)
+static_assert(sizeof(cudaMemcpy3DOperand) == sizeof(CUmemcpy3DOperand), "cudaMemcpy3DOperand");
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, type, CUmemcpy3DOperand, type)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op, CUmemcpy3DOperand, op)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.ptr.ptr, CUmemcpy3DOperand, op.ptr.ptr)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.ptr.rowLength, CUmemcpy3DOperand, op.ptr.rowLength)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.ptr.layerHeight, CUmemcpy3DOperand, op.ptr.layerHeight)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.ptr.locHint, CUmemcpy3DOperand, op.ptr.locHint)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.array.array, CUmemcpy3DOperand, op.array.array)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.array.offset, CUmemcpy3DOperand, op.array.offset)
+CUDYN_SAME_FIELD(cudaOffset3D, x, CUoffset3D, x)
+CUDYN_SAME_FIELD(cudaOffset3D, y, CUoffset3D, y)
+CUDYN_SAME_FIELD(cudaOffset3D, z, CUoffset3D, z)
+CUDYN_SAME_FIELD(cudaExtent, width, CUextent3D, width)
+CUDYN_SAME_FIELD(cudaExtent, height, CUextent3D, height)
+CUDYN_SAME_FIELD(cudaExtent, depth, CUextent3D, depth)
+#undef CUDYN_SAME_FIELD
+static_assert(sizeof(cudaOffset3D) == sizeof(CUoffset3D) && sizeof(cudaExtent) == sizeof(CUextent3D),
+              "cudaOffset3D / cudaExtent");
+static_assert(cudaMemcpySrcAccessOrderInvalid == CU_MEMCPY_SRC_ACCESS_ORDER_INVALID &&
+                  cudaMemcpySrcAccessOrderStream == CU_MEMCPY_SRC_ACCESS_ORDER_STREAM &&
+                  cudaMemcpySrcAccessOrderDuringApiCall ==
+                      CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL &&
+                  cudaMemcpySrcAccessOrderAny == CU_MEMCPY_SRC_ACCESS_ORDER_ANY &&
+                  static_cast<int>(cudaMemcpySrcAccessOrderMax) ==
+                      static_cast<int>(CU_MEMCPY_SRC_ACCESS_ORDER_MAX),
+              "cudaMemcpySrcAccessOrder is CUmemcpySrcAccessOrder");
+static_assert(cudaMemcpyFlagDefault == CU_MEMCPY_FLAG_DEFAULT &&
+                  cudaMemcpyFlagPreferOverlapWithCompute ==
+                      CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE,
+              "cudaMemcpyFlags are CUmemcpyFlags");
+static_assert(cudaMemcpyOperandTypePointer == CU_MEMCPY_OPERAND_TYPE_POINTER &&
+                  cudaMemcpyOperandTypeArray == CU_MEMCPY_OPERAND_TYPE_ARRAY &&
+                  static_cast<int>(cudaMemcpyOperandTypeMax) ==
+                      static_cast<int>(CU_MEMCPY_OPERAND_TYPE_MAX),
+              "cudaMemcpy3DOperandType is CUmemcpy3DOperandType");
+static_assert(sizeof(cudaArray_t) == sizeof(CUarray), "an array operand is a CUarray");
 
 enum class ServedInit { kContext, kDriver };
 constexpr ServedInit kServedInit_context = ServedInit::kContext;

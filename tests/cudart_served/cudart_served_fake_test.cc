@@ -7,6 +7,7 @@
 // 35 and is not called; the 13.0 runtime serves the same entries itself. Also the composed entries
 // of inputs/cudart_adapters.tsv (cudaInitDevice, cudaFuncGetName,
 // cudaGetDriverEntryPointByVersion) and the answer (35 or 801) of an entry no path serves.
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
@@ -294,6 +295,119 @@ TEST_F(Served, ThirteenDriverEntries) {
     EXPECT_EQ(cc[0]->args[3], 0u);
     EXPECT_EQ(cc[0]->args[4], 1u);
   }
+}
+
+// The batch copies (driver 12.8+): cuMemcpyBatchAsync_v2 / cuMemcpy3DBatchAsync_v2 of a 13.0
+// driver with the caller's arguments and descriptors unchanged (cudaMemcpyAttributes is
+// CUmemcpyAttributes, cudaMemcpy3DBatchOp is CUDA_MEMCPY3D_BATCH_OP: every field read back from
+// the bytes the driver received); a 12.8 driver's cuMemcpyBatchAsync through cudyn's driver layer
+// (a local failIdx); a 12.2 driver 35, nothing called. The runtime's initialisation first.
+TEST_F(Served, BatchCopiesPassTheirDescriptorsToTheDriver) {
+  const int v = FakeVersion();
+  const char* batch = v >= 13000 ? "cuMemcpyBatchAsync_v2" : "cuMemcpyBatchAsync";
+  const char* batch3d = v >= 13000 ? "cuMemcpy3DBatchAsync_v2" : "cuMemcpy3DBatchAsync";
+  const bool has = v >= 12080;
+  auto fn = Entry<decltype(&cudaMemcpyBatchAsync)>(kCudart_cudaMemcpyBatchAsync);
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(rt_->status(kCudart_cudaMemcpyBatchAsync), EntryStatus::kAdapter);
+  if (has) ASSERT_EQ(drv_.set_capture(batch, 4, sizeof(CUmemcpyAttributes)), 0);
+  void* dsts[2] = {reinterpret_cast<void*>(0x1000), reinterpret_cast<void*>(0x2000)};
+  const void* srcs[2] = {reinterpret_cast<void*>(0x3000), reinterpret_cast<void*>(0x4000)};
+  const size_t sizes[2] = {64, 128};
+  cudaMemcpyAttributes attrs[1] = {};
+  attrs[0].srcAccessOrder = cudaMemcpySrcAccessOrderDuringApiCall;
+  attrs[0].srcLocHint = {cudaMemLocationTypeHostNuma, 3};
+  attrs[0].dstLocHint = {cudaMemLocationTypeDevice, 1};
+  attrs[0].flags = cudaMemcpyFlagPreferOverlapWithCompute;
+  size_t idxs[1] = {0};
+  auto stream = reinterpret_cast<cudaStream_t>(0x42);
+  EXPECT_EQ(fn(dsts, srcs, sizes, 2, attrs, idxs, 1, stream),
+            has ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto calls = DriverCalls(batch);
+  ASSERT_EQ(calls.size(), has ? 1u : 0u);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), has ? 1 : 0);  // the runtime's initialisation first
+  if (has) {
+    const CudynFakeCall* c = calls[0];
+    ASSERT_EQ(c->num_args, v >= 13000 ? 8 : 9);  // 12.8: failIdx before the stream
+    const uintptr_t want[] = {reinterpret_cast<uintptr_t>(dsts), reinterpret_cast<uintptr_t>(srcs),
+                              reinterpret_cast<uintptr_t>(sizes), 2,
+                              reinterpret_cast<uintptr_t>(attrs), reinterpret_cast<uintptr_t>(idxs),
+                              1};
+    for (int i = 0; i < 7; ++i) EXPECT_EQ(c->args[c->arg_word[i]], want[i]) << i;
+    EXPECT_EQ(c->args[c->arg_word[c->num_args - 1]], 0x42u);
+    // The attributes as the driver reads them.
+    ASSERT_EQ(c->captured_size, static_cast<int>(sizeof(CUmemcpyAttributes)));
+    CUmemcpyAttributes seen;
+    std::memcpy(&seen, c->captured, sizeof seen);
+    EXPECT_EQ(seen.srcAccessOrder, CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL);
+    EXPECT_EQ(seen.srcLocHint.type, CU_MEM_LOCATION_TYPE_HOST_NUMA);
+    EXPECT_EQ(seen.srcLocHint.id, 3);
+    EXPECT_EQ(seen.dstLocHint.type, CU_MEM_LOCATION_TYPE_DEVICE);
+    EXPECT_EQ(seen.dstLocHint.id, 1);
+    EXPECT_EQ(seen.flags, static_cast<unsigned>(CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE));
+    // The driver's error, translated.
+    drv_.set_result(batch, 1);  // CUDA_ERROR_INVALID_VALUE
+    EXPECT_EQ(fn(dsts, srcs, sizes, 2, attrs, idxs, 1, stream), cudaErrorInvalidValue);
+  }
+  // The per-thread twin: the driver's per-thread twin.
+  auto ptsz = Entry<decltype(&cudaMemcpyBatchAsync)>(kCudart_cudaMemcpyBatchAsync_ptsz);
+  ASSERT_NE(ptsz, nullptr);
+  EXPECT_EQ(ptsz(dsts, srcs, sizes, 2, attrs, idxs, 1, nullptr),
+            has ? cudaSuccess : cudaErrorInsufficientDriver);
+  EXPECT_EQ(DriverCalls(v >= 13000 ? "cuMemcpyBatchAsync_v2_ptsz" : "cuMemcpyBatchAsync_ptsz").size(),
+            has ? 1u : 0u);
+
+  auto fn3d = Entry<decltype(&cudaMemcpy3DBatchAsync)>(kCudart_cudaMemcpy3DBatchAsync);
+  ASSERT_NE(fn3d, nullptr);
+  if (has) ASSERT_EQ(drv_.set_capture(batch3d, 1, sizeof(CUDA_MEMCPY3D_BATCH_OP)), 0);
+  cudaMemcpy3DBatchOp op = {};
+  op.src.type = cudaMemcpyOperandTypePointer;
+  op.src.op.ptr.ptr = reinterpret_cast<void*>(0x5000);
+  op.src.op.ptr.rowLength = 17;
+  op.src.op.ptr.layerHeight = 19;
+  op.src.op.ptr.locHint = {cudaMemLocationTypeDevice, 2};
+  op.dst.type = cudaMemcpyOperandTypeArray;
+  op.dst.op.array.array = reinterpret_cast<cudaArray_t>(0x6000);
+  op.dst.op.array.offset = {1, 2, 3};
+  op.extent = {4, 5, 6};
+  op.srcAccessOrder = cudaMemcpySrcAccessOrderAny;
+  op.flags = cudaMemcpyFlagPreferOverlapWithCompute;
+  EXPECT_EQ(fn3d(1, &op, 0, stream), has ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto c3 = DriverCalls(batch3d);
+  ASSERT_EQ(c3.size(), has ? 1u : 0u);
+  if (has) {
+    const CudynFakeCall* c = c3[0];
+    ASSERT_EQ(c->num_args, v >= 13000 ? 4 : 5);  // 12.8: failIdx after the list
+    EXPECT_EQ(c->args[c->arg_word[0]], 1u);
+    EXPECT_EQ(c->args[c->arg_word[1]], reinterpret_cast<uintptr_t>(&op));
+    EXPECT_EQ(c->args[c->arg_word[c->num_args - 2]], 0u);  // flags
+    EXPECT_EQ(c->args[c->arg_word[c->num_args - 1]], 0x42u);
+    ASSERT_EQ(c->captured_size, static_cast<int>(sizeof(CUDA_MEMCPY3D_BATCH_OP)));
+    CUDA_MEMCPY3D_BATCH_OP seen;
+    std::memcpy(&seen, c->captured, sizeof seen);
+    EXPECT_EQ(seen.src.type, CU_MEMCPY_OPERAND_TYPE_POINTER);
+    EXPECT_EQ(seen.src.op.ptr.ptr, 0x5000u);
+    EXPECT_EQ(seen.src.op.ptr.rowLength, 17u);
+    EXPECT_EQ(seen.src.op.ptr.layerHeight, 19u);
+    EXPECT_EQ(seen.src.op.ptr.locHint.type, CU_MEM_LOCATION_TYPE_DEVICE);
+    EXPECT_EQ(seen.src.op.ptr.locHint.id, 2);
+    EXPECT_EQ(seen.dst.type, CU_MEMCPY_OPERAND_TYPE_ARRAY);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(seen.dst.op.array.array), 0x6000u);
+    EXPECT_EQ(seen.dst.op.array.offset.x, 1u);
+    EXPECT_EQ(seen.dst.op.array.offset.y, 2u);
+    EXPECT_EQ(seen.dst.op.array.offset.z, 3u);
+    EXPECT_EQ(seen.extent.width, 4u);
+    EXPECT_EQ(seen.extent.height, 5u);
+    EXPECT_EQ(seen.extent.depth, 6u);
+    EXPECT_EQ(seen.srcAccessOrder, CU_MEMCPY_SRC_ACCESS_ORDER_ANY);
+    EXPECT_EQ(seen.flags, static_cast<unsigned>(CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE));
+  }
+  auto ptsz3d = Entry<decltype(&cudaMemcpy3DBatchAsync)>(kCudart_cudaMemcpy3DBatchAsync_ptsz);
+  ASSERT_NE(ptsz3d, nullptr);
+  EXPECT_EQ(ptsz3d(1, &op, 0, nullptr), has ? cudaSuccess : cudaErrorInsufficientDriver);
+  EXPECT_EQ(
+      DriverCalls(v >= 13000 ? "cuMemcpy3DBatchAsync_v2_ptsz" : "cuMemcpy3DBatchAsync_ptsz").size(),
+      has ? 1u : 0u);
 }
 
 // ---- composed entries (inputs/cudart_adapters.tsv) and the answer of entries no path serves ----

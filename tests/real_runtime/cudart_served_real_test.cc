@@ -4,8 +4,9 @@
 // present: the runtime's own initialisation error (cudaFree(NULL): 100) for context entries, the
 // driver's cuInit answer translated (100 CUDA_ERROR_NO_DEVICE -> cudaErrorNoDevice) for
 // context-free ones, 35 for entries the 12.2 driver lacks (cuLibraryGetKernelCount 12.4,
-// cuLogs* 12.9, cuMemGetDefaultMemPool 13.0). Each runtime runs in its own process (this binary re-executed with --served),
-// the driver's directory on LD_LIBRARY_PATH and in CUDYN_DRIVER_PATH.
+// cuMemcpyBatchAsync 12.8, cuLogs* 12.9, cuMemGetDefaultMemPool 13.0).
+// Each runtime runs in its own process (this binary re-executed with --served), the driver's
+// directory on LD_LIBRARY_PATH and in CUDYN_DRIVER_PATH.
 #include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,6 +123,12 @@ int Served(char** argv) {
       rt->Resolve(cudyn::kCudart_cudaMemGetDefaultMemPool));
   std::printf("default_pool_rc=%d\n",
               default_pool != nullptr ? default_pool(&pool, location, 1) : -1);
+  auto batch = reinterpret_cast<int (*)(void* const*, const void* const*, const size_t*, size_t,
+                                        void*, size_t*, size_t, void*)>(
+      rt->Resolve(cudyn::kCudart_cudaMemcpyBatchAsync));
+  std::printf("memcpy_batch_rc=%d\n",
+              batch != nullptr ? batch(nullptr, nullptr, nullptr, 0, nullptr, nullptr, 0, nullptr)
+                               : -1);
   return 0;
 }
 
@@ -190,9 +197,9 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
                 runtime.version, r["version"].c_str(), missing + served + composed,
                 missing + composed, missing, served, composed);
     // 11.2 46 -> 42, 11.8 21 -> 17, 12.4 7 -> 5 (cudaGetDriverEntryPointByVersion arrived in 12.5),
-    // 12.5 5 -> 5.
+    // 12.5 5 -> 5; then the batch copies served from the driver: 38, 13, 1, 1.
     const std::string v = runtime.version;
-    EXPECT_EQ(missing, v == "11.2" ? 42 : v == "11.8" ? 17 : 5);
+    EXPECT_EQ(missing, v == "11.2" ? 38 : v == "11.8" ? 13 : 1);
     EXPECT_EQ(composed, v == "11.2" || v == "11.8" ? 4 : v == "12.4" ? 2 : 0);
     // 535 is CUDA 12.2: an entry of 12.x runtimes answers 801 (a runtime with it runs here, the
     // chosen one lacks it); a 13.0-only entry 35.
@@ -214,9 +221,10 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     for (const auto& kv : r) {
       if (kv.first.rfind("missing.", 0) == 0) std::printf("  still missing: %s\n", kv.first.c_str() + 8);
     }
-    EXPECT_EQ(served, twelve ? 27 : 30);
+    EXPECT_EQ(served, twelve ? 31 : 34);
     EXPECT_EQ(r["served_bound"], r["served"]);  // bound, none missing
-    for (const char* entry : {"cudaStreamGetId", "cudaLibraryLoadData", "cudaLogsCurrent"}) {
+    for (const char* entry : {"cudaStreamGetId", "cudaLibraryLoadData", "cudaLogsCurrent",
+                              "cudaMemcpyBatchAsync", "cudaMemcpy3DBatchAsync_ptsz"}) {
       EXPECT_EQ(r.count(std::string("missing.") + entry), 0u) << entry;
     }
     // No GPU here: the runtime's initialisation answers 100 and is the served entry's answer.
@@ -229,6 +237,7 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     EXPECT_EQ(r["kernel_count_rc"], "35");
     EXPECT_EQ(r["logs_current_rc"], "35");
     EXPECT_EQ(r["default_pool_rc"], "35");  // cuMemGetDefaultMemPool: 13.0
+    EXPECT_EQ(r["memcpy_batch_rc"], "35");  // cuMemcpyBatchAsync: 12.8
     ++older;
   }
   EXPECT_EQ(older, 4);  // 11.2, 11.8, 12.4, 12.5
