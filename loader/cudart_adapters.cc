@@ -679,6 +679,94 @@ cudaError_t GetDriverEntryPointByVersionDriverPtsz(const char* symbol, void** fu
                                    driverStatus);
 }
 
+// cudaFuncGetParamInfo (12.4+): the runtime's own cudaGetFuncBySymbol (11.0+) gives the host
+// stub's CUfunction in the current context (cudaFunction_t is CUfunction: struct CUfunc_st*), after
+// the runtime's initialisation and with its errors (98 for a function no module registered); then
+// the driver's cuFuncGetParamInfo (driver 12.4+), its CUresult translated (1 for an index past the
+// last parameter). A driver without it answers 35 before anything runs, as the Driver_ entries do.
+template <int I>
+cudaError_t FuncGetParamInfoDriver(const void* func, size_t paramIndex, size_t* paramOffset,
+                                   size_t* paramSize) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
+  using ParamInfoFn = int (*)(CUfunction, size_t, size_t*, size_t*);
+  auto info = reinterpret_cast<ParamInfoFn>(ServedDriverEntry(kEntry_cuFuncGetParamInfo));
+  if (info == nullptr) return cudaErrorInsufficientDriver;
+  auto by_symbol = Old<cudaError_t (*)(cudaFunction_t*, const void*)>(rt, "cudaGetFuncBySymbol");
+  if (by_symbol == nullptr) {
+    return static_cast<cudaError_t>(rt->missing_result(kCudart_cudaFuncGetParamInfo));
+  }
+  cudaFunction_t function = nullptr;
+  const cudaError_t rc = by_symbol(&function, func);
+  if (rc != cudaSuccess) return rc;
+  return CudaErrorFromDriver(info(function, paramIndex, paramOffset, paramSize));
+}
+
+// cudaKernelSetAttributeForDevice (13.0): the driver's cuKernelSetAttribute (driver 12.0+), whose
+// arguments come in another order (attribute, value, kernel, device). cudaKernel_t is CUkernel
+// (struct CUkern_st*); the device ordinal is the CUdevice (both count the visible devices alike).
+// cudaFuncAttribute is mapped by name to CUfunction_attribute below; a value that names no
+// cudaFuncAttribute (the driver's read-only attributes 0-7 among them) answers 1
+// cudaErrorInvalidValue without a driver call. Order: 35 where the driver lacks the entry, then the
+// runtime's initialisation (cuInit(0): the call is context-free), then the attribute, then the call.
+struct FuncAttributePair {
+  cudaFuncAttribute runtime;
+  CUfunction_attribute driver;
+};
+constexpr FuncAttributePair kFuncAttributePairs[] = {
+    {cudaFuncAttributeMaxDynamicSharedMemorySize, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES},
+    {cudaFuncAttributePreferredSharedMemoryCarveout,
+     CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT},
+    {cudaFuncAttributeClusterDimMustBeSet, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET},
+    {cudaFuncAttributeRequiredClusterWidth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH},
+    {cudaFuncAttributeRequiredClusterHeight, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT},
+    {cudaFuncAttributeRequiredClusterDepth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH},
+    {cudaFuncAttributeNonPortableClusterSizeAllowed,
+     CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED},
+    {cudaFuncAttributeClusterSchedulingPolicyPreference,
+     CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE},
+};
+// Every cudaFuncAttribute (they run from MaxDynamicSharedMemorySize up to cudaFuncAttributeMax) is
+// paired exactly once, and the headers give each pair one value (so a new enumerator in a later
+// header fails the build here rather than answering 1).
+constexpr bool FuncAttributesPairedOnce() {
+  constexpr int first = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  constexpr int n = sizeof(kFuncAttributePairs) / sizeof(kFuncAttributePairs[0]);
+  if (cudaFuncAttributeMax - first != n) return false;
+  for (int v = first; v < cudaFuncAttributeMax; ++v) {
+    int seen = 0;
+    for (const FuncAttributePair& p : kFuncAttributePairs) seen += p.runtime == v ? 1 : 0;
+    if (seen != 1) return false;
+  }
+  return true;
+}
+static_assert(FuncAttributesPairedOnce(), "a cudaFuncAttribute without its CUfunction_attribute");
+constexpr bool FuncAttributeValuesEqual() {
+  for (const FuncAttributePair& p : kFuncAttributePairs) {
+    if (static_cast<int>(p.runtime) != static_cast<int>(p.driver)) return false;
+  }
+  return true;
+}
+static_assert(FuncAttributeValuesEqual(), "cudaFuncAttribute values are CUfunction_attribute's");
+
+template <int I>
+cudaError_t KernelSetAttributeForDeviceDriver(cudaKernel_t kernel, enum cudaFuncAttribute attr,
+                                              int value, int device) {
+  if (CudartAdapterRuntime(I) == nullptr) return CUDYN_NO_RUNTIME;
+  using SetFn = int (*)(CUfunction_attribute, int, CUkernel, CUdevice);
+  auto set = reinterpret_cast<SetFn>(ServedDriverEntry(kEntry_cuKernelSetAttribute));
+  if (set == nullptr) return cudaErrorInsufficientDriver;
+  using InitFn = int (*)(unsigned int);
+  auto cu_init = reinterpret_cast<InitFn>(ServedDriverEntry(kEntry_cuInit));
+  if (cu_init == nullptr) return cudaErrorInsufficientDriver;
+  const int init_rc = cu_init(0);
+  if (init_rc != 0) return CudaErrorFromDriver(init_rc);
+  for (const FuncAttributePair& p : kFuncAttributePairs) {
+    if (p.runtime == attr) return CudaErrorFromDriver(set(p.driver, value, kernel, device));
+  }
+  return cudaErrorInvalidValue;
+}
+
 template <int I>
 cudaError_t DevicePropConvert(struct cudaDeviceProp* prop, int device) {
   Runtime* rt = CudartAdapterRuntime(I);
@@ -995,6 +1083,9 @@ const AdapterRow kAdapterRows[] = {
     CUDYN_ROW(FuncGetNameRegistered, "cudaRuntimeGetVersion"),
     CUDYN_ROW(GetDriverEntryPointByVersionDriver, "cudaRuntimeGetVersion"),
     CUDYN_ROW(GetDriverEntryPointByVersionDriverPtsz, "cudaRuntimeGetVersion"),
+    // The driver answers (after the runtime's own cudaGetFuncBySymbol, 11.0+).
+    CUDYN_ROW(FuncGetParamInfoDriver, "cudaGetFuncBySymbol"),
+    CUDYN_ROW(KernelSetAttributeForDeviceDriver, "cudaRuntimeGetVersion"),
 // The generated zero-tail adapters, after the hand-written ones.
 #define CUDYN_CUDART_ZERO_TAIL(name, ret, params, args, olds, zero_outs) CUDYN_ROW(name, olds),
 #include "version_tables/generated_cudart/cudart_zero_tail.inc"

@@ -5,8 +5,10 @@
 // the driver entry with the caller's arguments unchanged (the fake driver's call log), and the
 // CUresult comes back as the cudaError_t of the same number; a driver without the entry answers
 // 35 and is not called; the 13.0 runtime serves the same entries itself. Also the composed entries
-// of inputs/cudart_adapters.tsv (cudaInitDevice, cudaFuncGetName,
-// cudaGetDriverEntryPointByVersion) and the answer (35 or 801) of an entry no path serves.
+// of inputs/cudart_adapters.tsv (cudaInitDevice, cudaFuncGetName, cudaGetDriverEntryPointByVersion,
+// cudaFuncGetParamInfo, cudaKernelSetAttributeForDevice) and the answer (35 or 801) of an entry no
+// path serves. The 11080 driver's run checks only what a driver before 12.0 answers
+// (ServedBefore12): 35 with nothing called.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -524,6 +526,115 @@ TEST_F(Served, FuncGetNameAnswersFromTheRegistration) {
   EXPECT_EQ(rt125->bound_symbol(kCudart_cudaFuncGetName), "cudaFuncGetName");
 }
 
+// cudaFuncGetParamInfo before 12.4: the runtime's own cudaGetFuncBySymbol for the host stub (its
+// initialisation and errors), then the driver's cuFuncGetParamInfo (12.4+) on the CUfunction it
+// wrote, the caller's index and out-pointers unchanged; 35 on a driver without it, nothing called.
+TEST_F(Served, FuncGetParamInfoComposesGetFuncBySymbolAndTheDriver) {
+  auto set = reinterpret_cast<void (*)(const char*, int)>(dlsym(rt_->handle(),
+                                                               "fake_cudart_set_result"));
+  auto set_out = reinterpret_cast<void (*)(const char*, int, const void*, size_t)>(
+      dlsym(rt_->handle(), "fake_cudart_set_out"));
+  auto last_arg = reinterpret_cast<int (*)(const char*, int, void*, size_t)>(
+      dlsym(rt_->handle(), "fake_cudart_last_arg"));
+  ASSERT_TRUE(set && set_out && last_arg);
+  const bool has = FakeVersion() >= 12040;
+  auto fn = Entry<decltype(&cudaFuncGetParamInfo)>(kCudart_cudaFuncGetParamInfo);
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(rt_->status(kCudart_cudaFuncGetParamInfo), EntryStatus::kAdapter);
+  static int host_stub;
+  const auto function = reinterpret_cast<cudaFunction_t>(0xf00d);
+  set_out("cudaGetFuncBySymbol", 0, &function, sizeof function);
+  size_t offset = 0, size = 0;
+  EXPECT_EQ(fn(&host_stub, 2, &offset, &size), has ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto calls = DriverCalls("cuFuncGetParamInfo");
+  ASSERT_EQ(calls.size(), has ? 1u : 0u);
+  EXPECT_EQ(RuntimeCalls("cudaGetFuncBySymbol"), has ? 1 : 0);
+  if (!has) return;
+  const void* asked = nullptr;
+  ASSERT_EQ(last_arg("cudaGetFuncBySymbol", 1, &asked, sizeof asked), 8);
+  EXPECT_EQ(asked, &host_stub);
+  EXPECT_EQ(calls[0]->args[0], 0xf00du);
+  EXPECT_EQ(calls[0]->args[1], 2u);
+  EXPECT_EQ(calls[0]->args[2], reinterpret_cast<uintptr_t>(&offset));
+  EXPECT_EQ(calls[0]->args[3], reinterpret_cast<uintptr_t>(&size));
+  // The driver's error (an index past the last parameter), translated.
+  drv_.set_result("cuFuncGetParamInfo", 1);
+  EXPECT_EQ(fn(&host_stub, 9, &offset, &size), cudaErrorInvalidValue);
+  // The runtime's error (a host function no module registered): its answer, the driver not asked.
+  set("cudaGetFuncBySymbol", cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(fn(&host_stub, 0, &offset, &size), cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(DriverCalls("cuFuncGetParamInfo").size(), 2u);
+  // 12.4+ runtimes have their own (12.0-12.3 would take the adapter).
+  auto rt125 = OpenFake("12.5", "libcudart.so.12");
+  EXPECT_NE(rt125->Resolve(kCudart_cudaFuncGetParamInfo), nullptr);
+  EXPECT_EQ(rt125->bound_symbol(kCudart_cudaFuncGetParamInfo), "cudaFuncGetParamInfo");
+  EXPECT_EQ(CudartRuleFor(kCudart_cudaFuncGetParamInfo, 12).adapter,
+            CudartAdapter::kFuncGetParamInfoDriver);
+}
+
+// cudaKernelSetAttributeForDevice before 13.0: cuInit(0), then the driver's cuKernelSetAttribute
+// (12.0+) with the arguments reordered (attribute, value, kernel, device) and the attribute mapped
+// by name; a value that is no cudaFuncAttribute answers 1 without a driver call.
+TEST_F(Served, KernelSetAttributeForDeviceReordersAndMapsTheAttribute) {
+  for (const char* v : {"11.8", "12.5"}) {
+    SCOPED_TRACE(v);
+    auto rt = OpenFake(v, std::string(v) == "11.8" ? "libcudart.so.11.0" : "libcudart.so.12");
+    auto fn = reinterpret_cast<decltype(&cudaKernelSetAttributeForDevice)>(
+        rt->Resolve(kCudart_cudaKernelSetAttributeForDevice));
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(rt->status(kCudart_cudaKernelSetAttributeForDevice), EntryStatus::kAdapter);
+    drv_.reset();
+    const auto kernel = reinterpret_cast<cudaKernel_t>(0xbeef);
+    const struct {
+      cudaFuncAttribute attr;
+      CUfunction_attribute want;
+    } cases[] = {
+        {cudaFuncAttributeMaxDynamicSharedMemorySize, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES},
+        {cudaFuncAttributePreferredSharedMemoryCarveout,
+         CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT},
+        {cudaFuncAttributeClusterDimMustBeSet, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET},
+        {cudaFuncAttributeRequiredClusterWidth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH},
+        {cudaFuncAttributeRequiredClusterHeight, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT},
+        {cudaFuncAttributeRequiredClusterDepth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH},
+        {cudaFuncAttributeNonPortableClusterSizeAllowed,
+         CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED},
+        {cudaFuncAttributeClusterSchedulingPolicyPreference,
+         CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE},
+    };
+    int value = 1000;
+    for (const auto& c : cases) {
+      EXPECT_EQ(fn(kernel, c.attr, value, 3), cudaSuccess) << c.attr;
+      auto calls = DriverCalls("cuKernelSetAttribute");
+      ASSERT_FALSE(calls.empty());
+      const CudynFakeCall* call = calls.back();
+      ASSERT_EQ(call->num_args, 4);
+      EXPECT_EQ(static_cast<int>(call->args[0]), static_cast<int>(c.want)) << c.attr;
+      EXPECT_EQ(static_cast<int>(call->args[1]), value);
+      EXPECT_EQ(call->args[2], 0xbeefu);
+      EXPECT_EQ(static_cast<int>(call->args[3]), 3);
+      ++value;
+    }
+    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), 8u);
+    // cuInit before each call; no context needed (the runtime's cudaFree not called).
+    EXPECT_EQ(DriverCalls("cuInit").size(), 8u);
+    EXPECT_EQ(RuntimeCalls("cudaFree"), 0);
+    // Not a cudaFuncAttribute (the driver's read-only 0-7, cudaFuncAttributeMax, negative): 1.
+    for (int bad : {0, 4, 7, static_cast<int>(cudaFuncAttributeMax), -1}) {
+      EXPECT_EQ(fn(kernel, static_cast<cudaFuncAttribute>(bad), 1, 0), cudaErrorInvalidValue)
+          << bad;
+    }
+    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), 8u);
+    // The driver's errors, translated; cuInit's comes first.
+    drv_.set_result("cuKernelSetAttribute", 101);  // CUDA_ERROR_INVALID_DEVICE
+    EXPECT_EQ(fn(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 1, 99),
+              cudaErrorInvalidDevice);
+    drv_.set_result("cuInit", 100);
+    EXPECT_EQ(fn(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 1, 0), cudaErrorNoDevice);
+    EXPECT_EQ(fn(kernel, static_cast<cudaFuncAttribute>(0), 1, 0), cudaErrorNoDevice);
+    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), 9u);
+  }
+}
+
 // cudaGetDriverEntryPointByVersion before 12.5: the driver's cuGetProcAddress_v2 at the caller's
 // version (at most the driver's), its status passed on; CUDA_ERROR_NOT_FOUND is success + status.
 TEST_F(Served, GetDriverEntryPointByVersionAsksTheDriver) {
@@ -589,24 +700,61 @@ TEST_F(Served, MissingEntriesAnswer35Or801ByTheTable) {
   EXPECT_EQ(rt_->Resolve(kCudart_cudaGraphAddNode), nullptr);
   EXPECT_EQ(rt_->missing_result(kCudart_cudaGraphAddNode), cudaErrorNotSupported);
   EXPECT_NE(rt_->last_error().find("returning 801"), std::string::npos) << rt_->last_error();
-  // cudaKernelSetAttributeForDevice: 13.0 only.
+  // cudaKernelSetAttributeForDevice: native in 13.0 only (composed from the driver before), so
+  // were it unserved it would answer 35 below a 13.0 driver.
   EXPECT_EQ(CudartRuleFor(kCudart_cudaKernelSetAttributeForDevice, 12).needs_driver, 13000);
   auto rt12 = OpenFake("12.8", "libcudart.so.12");
-  EXPECT_EQ(rt12->Resolve(kCudart_cudaKernelSetAttributeForDevice), nullptr);
   const int want = FakeVersion() < 13000 ? cudaErrorInsufficientDriver : cudaErrorNotSupported;
   EXPECT_EQ(rt12->missing_result(kCudart_cudaKernelSetAttributeForDevice), want);
-  EXPECT_NE(rt12->last_error().find("returning " + std::to_string(want)), std::string::npos)
-      << rt12->last_error();
-  // Under a clamp below 12.0 the same 11.x entry answers 35.
+  // Under a clamp below 12.0 the same 11.x entry answers 35, and the text says so.
   RuntimeOptions o;
   o.runtime_path = testing::Runfile("tests/fake_runtime/11.8/libcudart.so.11.0");
   o.driver_version = 11080;
   auto clamped = Runtime::Open(o);
   ASSERT_TRUE(clamped && clamped->ok());
   EXPECT_EQ(clamped->missing_result(kCudart_cudaGraphAddNode), cudaErrorInsufficientDriver);
+  EXPECT_EQ(clamped->Resolve(kCudart_cudaGraphAddNode), nullptr);
+  EXPECT_NE(clamped->last_error().find("returning 35"), std::string::npos)
+      << clamped->last_error();
   // A name that is no entry keeps 302; an entry index out of range too.
   EXPECT_EQ(rt_->missing_result(), 302);
   EXPECT_EQ(rt_->missing_result(-1), 302);
+}
+
+// ---- a driver before 12.0 (cudart_served_fake_11080_test runs only these) ----
+// Every entry served or composed from a driver entry the driver lacks answers 35
+// cudaErrorInsufficientDriver, what a 13.0 runtime answers on any driver before 13.0, and runs
+// nothing first: neither the runtime's initialisation nor cuInit nor the runtime's own calls.
+using ServedBefore12 = Served;
+TEST_F(ServedBefore12, EntriesTheDriverLacksAnswer35AndRunNothing) {
+  ASSERT_LT(FakeVersion(), 12000);
+  auto set_attr = Entry<decltype(&cudaKernelSetAttributeForDevice)>(
+      kCudart_cudaKernelSetAttributeForDevice);
+  ASSERT_NE(set_attr, nullptr);
+  EXPECT_EQ(set_attr(reinterpret_cast<cudaKernel_t>(0x1), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                     1, 0),
+            cudaErrorInsufficientDriver);
+  EXPECT_EQ(set_attr(reinterpret_cast<cudaKernel_t>(0x1), static_cast<cudaFuncAttribute>(0), 1, 0),
+            cudaErrorInsufficientDriver);
+  auto param_info = Entry<decltype(&cudaFuncGetParamInfo)>(kCudart_cudaFuncGetParamInfo);
+  ASSERT_NE(param_info, nullptr);
+  static int host_stub;
+  size_t offset = 0, size = 0;
+  EXPECT_EQ(param_info(&host_stub, 0, &offset, &size), cudaErrorInsufficientDriver);
+  auto batch = Entry<decltype(&cudaMemcpyBatchAsync)>(kCudart_cudaMemcpyBatchAsync);
+  ASSERT_NE(batch, nullptr);
+  EXPECT_EQ(batch(nullptr, nullptr, nullptr, 0, nullptr, nullptr, 0, nullptr),
+            cudaErrorInsufficientDriver);
+  auto batch3d = Entry<decltype(&cudaMemcpy3DBatchAsync)>(kCudart_cudaMemcpy3DBatchAsync);
+  ASSERT_NE(batch3d, nullptr);
+  EXPECT_EQ(batch3d(0, nullptr, 0, nullptr), cudaErrorInsufficientDriver);
+  auto stream_id = Entry<decltype(&cudaStreamGetId)>(kCudart_cudaStreamGetId);
+  unsigned long long id = 0;
+  EXPECT_EQ(stream_id(nullptr, &id), cudaErrorInsufficientDriver);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 0);
+  EXPECT_EQ(RuntimeCalls("cudaGetFuncBySymbol"), 0);
+  EXPECT_TRUE(DriverCalls("cuInit").empty());
+  EXPECT_EQ(drv_.call_count(), 0);
 }
 
 }  // namespace
@@ -619,5 +767,10 @@ int main(int argc, char** argv) {
       "tests/fake_driver/cuda_" + std::to_string(cudyn::FakeVersion()) + "/libcuda.so.1");
   setenv("CUDYN_DRIVER_PATH", driver.c_str(), 1);
   setenv("CUDYN_LOG", "off", 1);
+  // The 11080 run checks what a driver before 12.0 answers; the others everything else.
+  if (::testing::GTEST_FLAG(filter) == "*") {
+    ::testing::GTEST_FLAG(filter) =
+        cudyn::FakeVersion() < 12000 ? "ServedBefore12.*" : "-ServedBefore12.*";
+  }
   return RUN_ALL_TESTS();
 }
