@@ -681,9 +681,14 @@ cudaError_t GetDriverEntryPointByVersionDriverPtsz(const char* symbol, void** fu
 
 // cudaFuncGetParamInfo (12.4+): the runtime's own cudaGetFuncBySymbol (11.0+) gives the host
 // stub's CUfunction in the current context (cudaFunction_t is CUfunction: struct CUfunc_st*), after
-// the runtime's initialisation and with its errors (98 for a function no module registered); then
-// the driver's cuFuncGetParamInfo (driver 12.4+), its CUresult translated (1 for an index past the
-// last parameter). A driver without it answers 35 before anything runs, as the Driver_ entries do.
+// the runtime's initialisation and with its errors; then the driver's cuFuncGetParamInfo (driver
+// 12.4+), its CUresult translated (1 for an index past the last parameter). A driver without it
+// answers 35 before anything runs, as the Driver_ entries do. What is no device entry function
+// (cudaGetFuncBySymbol: 98) 13.0 takes for a cudaKernel_t "used as is" (\note_cudaKernel_t of
+// cuda_runtime_api.h; on these runtimes one comes from the served cudaLibraryGetKernel): asked of
+// the driver's cuKernelGetParamInfo (12.4+, CUkernel is cudaKernel_t), and the runtime's last error
+// that the failed lookup left is cleared when there was none before (13.0 records none). A NULL
+// func keeps the runtime's answer.
 template <int I>
 cudaError_t FuncGetParamInfoDriver(const void* func, size_t paramIndex, size_t* paramOffset,
                                    size_t* paramSize) {
@@ -696,8 +701,20 @@ cudaError_t FuncGetParamInfoDriver(const void* func, size_t paramIndex, size_t* 
   if (by_symbol == nullptr) {
     return static_cast<cudaError_t>(rt->missing_result(kCudart_cudaFuncGetParamInfo));
   }
+  auto peek = Old<cudaError_t (*)()>(rt, "cudaPeekAtLastError");
+  auto reset = Old<cudaError_t (*)()>(rt, "cudaGetLastError");
+  const bool clear_before = peek != nullptr && peek() == cudaSuccess;
   cudaFunction_t function = nullptr;
   const cudaError_t rc = by_symbol(&function, func);
+  if (rc == cudaErrorInvalidDeviceFunction && func != nullptr) {
+    using KernelInfoFn = int (*)(CUkernel, size_t, size_t*, size_t*);
+    auto kernel_info =
+        reinterpret_cast<KernelInfoFn>(ServedDriverEntry(kEntry_cuKernelGetParamInfo));
+    if (kernel_info == nullptr) return rc;
+    if (clear_before && reset != nullptr) reset();
+    auto kernel = reinterpret_cast<CUkernel>(const_cast<void*>(func));
+    return CudaErrorFromDriver(kernel_info(kernel, paramIndex, paramOffset, paramSize));
+  }
   if (rc != cudaSuccess) return rc;
   return CudaErrorFromDriver(info(function, paramIndex, paramOffset, paramSize));
 }
@@ -980,22 +997,25 @@ CUDYN_SAME_FIELD(cudaExtent, depth, CUextent3D, depth)
 #undef CUDYN_SAME_FIELD
 static_assert(sizeof(cudaOffset3D) == sizeof(CUoffset3D) && sizeof(cudaExtent) == sizeof(CUextent3D),
               "cudaOffset3D / cudaExtent");
-static_assert(cudaMemcpySrcAccessOrderInvalid == CU_MEMCPY_SRC_ACCESS_ORDER_INVALID &&
-                  cudaMemcpySrcAccessOrderStream == CU_MEMCPY_SRC_ACCESS_ORDER_STREAM &&
-                  cudaMemcpySrcAccessOrderDuringApiCall ==
-                      CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL &&
-                  cudaMemcpySrcAccessOrderAny == CU_MEMCPY_SRC_ACCESS_ORDER_ANY &&
-                  static_cast<int>(cudaMemcpySrcAccessOrderMax) ==
-                      static_cast<int>(CU_MEMCPY_SRC_ACCESS_ORDER_MAX),
+// The runtime's enumerator has the driver's value (compared as integers: the enums differ).
+template <typename R, typename D>
+constexpr bool SameValue(R runtime_value, D driver_value) {
+  return static_cast<long long>(runtime_value) == static_cast<long long>(driver_value);
+}
+static_assert(SameValue(cudaMemcpySrcAccessOrderInvalid, CU_MEMCPY_SRC_ACCESS_ORDER_INVALID) &&
+                  SameValue(cudaMemcpySrcAccessOrderStream, CU_MEMCPY_SRC_ACCESS_ORDER_STREAM) &&
+                  SameValue(cudaMemcpySrcAccessOrderDuringApiCall,
+                            CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL) &&
+                  SameValue(cudaMemcpySrcAccessOrderAny, CU_MEMCPY_SRC_ACCESS_ORDER_ANY) &&
+                  SameValue(cudaMemcpySrcAccessOrderMax, CU_MEMCPY_SRC_ACCESS_ORDER_MAX),
               "cudaMemcpySrcAccessOrder is CUmemcpySrcAccessOrder");
-static_assert(cudaMemcpyFlagDefault == CU_MEMCPY_FLAG_DEFAULT &&
-                  cudaMemcpyFlagPreferOverlapWithCompute ==
-                      CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE,
+static_assert(SameValue(cudaMemcpyFlagDefault, CU_MEMCPY_FLAG_DEFAULT) &&
+                  SameValue(cudaMemcpyFlagPreferOverlapWithCompute,
+                            CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE),
               "cudaMemcpyFlags are CUmemcpyFlags");
-static_assert(cudaMemcpyOperandTypePointer == CU_MEMCPY_OPERAND_TYPE_POINTER &&
-                  cudaMemcpyOperandTypeArray == CU_MEMCPY_OPERAND_TYPE_ARRAY &&
-                  static_cast<int>(cudaMemcpyOperandTypeMax) ==
-                      static_cast<int>(CU_MEMCPY_OPERAND_TYPE_MAX),
+static_assert(SameValue(cudaMemcpyOperandTypePointer, CU_MEMCPY_OPERAND_TYPE_POINTER) &&
+                  SameValue(cudaMemcpyOperandTypeArray, CU_MEMCPY_OPERAND_TYPE_ARRAY) &&
+                  SameValue(cudaMemcpyOperandTypeMax, CU_MEMCPY_OPERAND_TYPE_MAX),
               "cudaMemcpy3DOperandType is CUmemcpy3DOperandType");
 static_assert(sizeof(cudaArray_t) == sizeof(CUarray), "an array operand is a CUarray");
 

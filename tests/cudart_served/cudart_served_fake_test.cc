@@ -312,7 +312,9 @@ TEST_F(Served, BatchCopiesPassTheirDescriptorsToTheDriver) {
   auto fn = Entry<decltype(&cudaMemcpyBatchAsync)>(kCudart_cudaMemcpyBatchAsync);
   ASSERT_NE(fn, nullptr);
   EXPECT_EQ(rt_->status(kCudart_cudaMemcpyBatchAsync), EntryStatus::kAdapter);
-  if (has) ASSERT_EQ(drv_.set_capture(batch, 4, sizeof(CUmemcpyAttributes)), 0);
+  if (has) {
+    ASSERT_EQ(drv_.set_capture(batch, 4, sizeof(CUmemcpyAttributes)), 0);
+  }
   void* dsts[2] = {reinterpret_cast<void*>(0x1000), reinterpret_cast<void*>(0x2000)};
   const void* srcs[2] = {reinterpret_cast<void*>(0x3000), reinterpret_cast<void*>(0x4000)};
   const size_t sizes[2] = {64, 128};
@@ -361,7 +363,9 @@ TEST_F(Served, BatchCopiesPassTheirDescriptorsToTheDriver) {
 
   auto fn3d = Entry<decltype(&cudaMemcpy3DBatchAsync)>(kCudart_cudaMemcpy3DBatchAsync);
   ASSERT_NE(fn3d, nullptr);
-  if (has) ASSERT_EQ(drv_.set_capture(batch3d, 1, sizeof(CUDA_MEMCPY3D_BATCH_OP)), 0);
+  if (has) {
+    ASSERT_EQ(drv_.set_capture(batch3d, 1, sizeof(CUDA_MEMCPY3D_BATCH_OP)), 0);
+  }
   cudaMemcpy3DBatchOp op = {};
   op.src.type = cudaMemcpyOperandTypePointer;
   op.src.op.ptr.ptr = reinterpret_cast<void*>(0x5000);
@@ -560,10 +564,34 @@ TEST_F(Served, FuncGetParamInfoComposesGetFuncBySymbolAndTheDriver) {
   // The driver's error (an index past the last parameter), translated.
   drv_.set_result("cuFuncGetParamInfo", 1);
   EXPECT_EQ(fn(&host_stub, 9, &offset, &size), cudaErrorInvalidValue);
-  // The runtime's error (a host function no module registered): its answer, the driver not asked.
-  set("cudaGetFuncBySymbol", cudaErrorInvalidDeviceFunction);
-  EXPECT_EQ(fn(&host_stub, 0, &offset, &size), cudaErrorInvalidDeviceFunction);
+  // The runtime's error (its initialisation failing): its answer, the driver not asked.
+  set("cudaGetFuncBySymbol", cudaErrorNoDevice);
+  EXPECT_EQ(fn(&host_stub, 0, &offset, &size), cudaErrorNoDevice);
   EXPECT_EQ(DriverCalls("cuFuncGetParamInfo").size(), 2u);
+  EXPECT_TRUE(DriverCalls("cuKernelGetParamInfo").empty());
+  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), 0);
+  // No device entry function (98): a cudaKernel_t used as is (13.0), asked of cuKernelGetParamInfo;
+  // the lookup's last error cleared (none was pending: the runtime's cudaGetLastError once).
+  set("cudaGetFuncBySymbol", cudaErrorInvalidDeviceFunction);
+  const auto kernel = reinterpret_cast<const void*>(0xcafe);
+  EXPECT_EQ(fn(kernel, 1, &offset, &size), cudaSuccess);
+  auto kcalls = DriverCalls("cuKernelGetParamInfo");
+  ASSERT_EQ(kcalls.size(), 1u);
+  EXPECT_EQ(kcalls[0]->args[0], 0xcafeu);
+  EXPECT_EQ(kcalls[0]->args[1], 1u);
+  EXPECT_EQ(kcalls[0]->args[2], reinterpret_cast<uintptr_t>(&offset));
+  EXPECT_EQ(kcalls[0]->args[3], reinterpret_cast<uintptr_t>(&size));
+  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), 1);
+  EXPECT_EQ(DriverCalls("cuFuncGetParamInfo").size(), 2u);
+  drv_.set_result("cuKernelGetParamInfo", 400);  // CUDA_ERROR_INVALID_HANDLE
+  EXPECT_EQ(fn(kernel, 1, &offset, &size), cudaErrorInvalidResourceHandle);
+  // An error already pending stays the runtime's (not cleared); a NULL func keeps 98.
+  set("cudaPeekAtLastError", cudaErrorInvalidValue);
+  drv_.set_result("cuKernelGetParamInfo", 0);
+  EXPECT_EQ(fn(kernel, 1, &offset, &size), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), 2);  // only the first two calls cleared it
+  EXPECT_EQ(fn(nullptr, 1, &offset, &size), cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(DriverCalls("cuKernelGetParamInfo").size(), 3u);
   // 12.4+ runtimes have their own (12.0-12.3 would take the adapter).
   auto rt125 = OpenFake("12.5", "libcudart.so.12");
   EXPECT_NE(rt125->Resolve(kCudart_cudaFuncGetParamInfo), nullptr);
