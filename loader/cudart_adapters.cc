@@ -688,7 +688,10 @@ cudaError_t GetDriverEntryPointByVersionDriverPtsz(const char* symbol, void** fu
 // cuda_runtime_api.h; on these runtimes one comes from the served cudaLibraryGetKernel): asked of
 // the driver's cuKernelGetParamInfo (12.4+, CUkernel is cudaKernel_t), and the runtime's last error
 // that the failed lookup left is cleared when there was none before (13.0 records none). A NULL
-// func keeps the runtime's answer.
+// func keeps the runtime's answer. 13.0 (H100, driver 580): a kernel's parameters (int, double,
+// char) at offsets 0/8/16, sizes 4/8/1; index 3 answers 1; the kernel's cudaKernel_t (cudaGetKernel)
+// index 1 -> 0, offset 8, size 8, no last error; a host pointer that is neither 400 (the driver's
+// answer for it as a kernel); NULL 98.
 template <int I>
 cudaError_t FuncGetParamInfoDriver(const void* func, size_t paramIndex, size_t* paramOffset,
                                    size_t* paramSize) {
@@ -726,6 +729,9 @@ cudaError_t FuncGetParamInfoDriver(const void* func, size_t paramIndex, size_t* 
 // cudaFuncAttribute (the driver's read-only attributes 0-7 among them) answers 1
 // cudaErrorInvalidValue without a driver call. Order: 35 where the driver lacks the entry, then the
 // runtime's initialisation (cuInit(0): the call is context-free), then the attribute, then the call.
+// 13.0 (H100, driver 580): attributes 0, 4, 7, 16 (cudaFuncAttributeMax), -1, 100 answer 1; 8 and 9
+// 0; device 99 101; a NULL kernel 400 with a valid attribute, 1 with attribute 0 (the attribute is
+// checked before the kernel, as here).
 struct FuncAttributePair {
   cudaFuncAttribute runtime;
   CUfunction_attribute driver;
@@ -960,7 +966,8 @@ static_assert(cudaJitMaxRegisters == 0 && cudaLibraryHostUniversalFunctionAndDat
 // driver's cuMemcpyBatchAsync_v2 / cuMemcpy3DBatchAsync_v2 as they are: each runtime struct is the
 // driver's field for field (offset and size of every field, union members included) and the enums
 // in them have the driver's values. An array operand's cudaArray_t is the CUarray ("Memcpy operand
-// is a CUarray", driver_types.h).
+// is a CUarray", driver_types.h). 13.0 (H100, driver 580): a host-to-device batch copy and a 3D batch
+// copy from host memory into a cudaMallocArray array land; source access order Invalid answers 1.
 #define CUDYN_SAME_FIELD(rt_type, rt_field, cu_type, cu_field)               \
   static_assert(offsetof(rt_type, rt_field) == offsetof(cu_type, cu_field) && \
                     sizeof(static_cast<rt_type*>(nullptr)->rt_field) ==           \
