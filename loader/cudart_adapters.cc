@@ -2,10 +2,12 @@
 // spells it differently (version_tables/inputs/cudart_adapters.tsv says which, and why). Each is a
 // plain function with the 13.0 prototype, instantiated once per adapter instance id so it can
 // find its Runtime without an extra argument; it calls the runtime's older function by name.
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <pthread.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -677,6 +679,117 @@ cudaError_t GetDriverEntryPointByVersionDriverPtsz(const char* symbol, void** fu
                                    driverStatus);
 }
 
+// cudaFuncGetParamInfo (12.4+): the runtime's own cudaGetFuncBySymbol (11.0+) gives the host
+// stub's CUfunction in the current context (cudaFunction_t is CUfunction: struct CUfunc_st*), after
+// the runtime's initialisation and with its errors; then the driver's cuFuncGetParamInfo (driver
+// 12.4+), its CUresult translated (1 for an index past the last parameter). A driver without it
+// answers 35 before anything runs, as the Driver_ entries do. What is no device entry function
+// (cudaGetFuncBySymbol: 98) 13.0 takes for a cudaKernel_t "used as is" (\note_cudaKernel_t of
+// cuda_runtime_api.h; on these runtimes one comes from the served cudaLibraryGetKernel): asked of
+// the driver's cuKernelGetParamInfo (12.4+, CUkernel is cudaKernel_t), and the runtime's last error
+// that the failed lookup left is cleared when there was none before (13.0 records none). A NULL
+// func keeps the runtime's answer. 13.0 (H100, driver 580): a kernel's parameters (int, double,
+// char) at offsets 0/8/16, sizes 4/8/1; index 3 answers 1; the kernel's cudaKernel_t (cudaGetKernel)
+// index 1 -> 0, offset 8, size 8, no last error; a host pointer that is neither 400 (the driver's
+// answer for it as a kernel); NULL 98.
+template <int I>
+cudaError_t FuncGetParamInfoDriver(const void* func, size_t paramIndex, size_t* paramOffset,
+                                   size_t* paramSize) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
+  using ParamInfoFn = int (*)(CUfunction, size_t, size_t*, size_t*);
+  auto info = reinterpret_cast<ParamInfoFn>(ServedDriverEntry(kEntry_cuFuncGetParamInfo));
+  if (info == nullptr) return cudaErrorInsufficientDriver;
+  auto by_symbol = Old<cudaError_t (*)(cudaFunction_t*, const void*)>(rt, "cudaGetFuncBySymbol");
+  if (by_symbol == nullptr) {
+    return static_cast<cudaError_t>(rt->missing_result(kCudart_cudaFuncGetParamInfo));
+  }
+  auto peek = Old<cudaError_t (*)()>(rt, "cudaPeekAtLastError");
+  auto reset = Old<cudaError_t (*)()>(rt, "cudaGetLastError");
+  const bool clear_before = peek != nullptr && peek() == cudaSuccess;
+  cudaFunction_t function = nullptr;
+  const cudaError_t rc = by_symbol(&function, func);
+  if (rc == cudaErrorInvalidDeviceFunction && func != nullptr) {
+    using KernelInfoFn = int (*)(CUkernel, size_t, size_t*, size_t*);
+    auto kernel_info =
+        reinterpret_cast<KernelInfoFn>(ServedDriverEntry(kEntry_cuKernelGetParamInfo));
+    if (kernel_info == nullptr) return rc;
+    if (clear_before && reset != nullptr) reset();
+    auto kernel = reinterpret_cast<CUkernel>(const_cast<void*>(func));
+    return CudaErrorFromDriver(kernel_info(kernel, paramIndex, paramOffset, paramSize));
+  }
+  if (rc != cudaSuccess) return rc;
+  return CudaErrorFromDriver(info(function, paramIndex, paramOffset, paramSize));
+}
+
+// cudaKernelSetAttributeForDevice (13.0): the driver's cuKernelSetAttribute (driver 12.0+), whose
+// arguments come in another order (attribute, value, kernel, device). cudaKernel_t is CUkernel
+// (struct CUkern_st*); the device ordinal is the CUdevice (both count the visible devices alike).
+// cudaFuncAttribute is mapped by name to CUfunction_attribute below; a value that names no
+// cudaFuncAttribute (the driver's read-only attributes 0-7 among them) answers 1
+// cudaErrorInvalidValue without a driver call. Order: 35 where the driver lacks the entry, then the
+// runtime's initialisation (cuInit(0): the call is context-free), then the attribute, then the call.
+// 13.0 (H100, driver 580): attributes 0, 4, 7, 16 (cudaFuncAttributeMax), -1, 100 answer 1; 8 and 9
+// 0; device 99 101; a NULL kernel 400 with a valid attribute, 1 with attribute 0 (the attribute is
+// checked before the kernel, as here).
+struct FuncAttributePair {
+  cudaFuncAttribute runtime;
+  CUfunction_attribute driver;
+};
+constexpr FuncAttributePair kFuncAttributePairs[] = {
+    {cudaFuncAttributeMaxDynamicSharedMemorySize, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES},
+    {cudaFuncAttributePreferredSharedMemoryCarveout,
+     CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT},
+    {cudaFuncAttributeClusterDimMustBeSet, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET},
+    {cudaFuncAttributeRequiredClusterWidth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH},
+    {cudaFuncAttributeRequiredClusterHeight, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT},
+    {cudaFuncAttributeRequiredClusterDepth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH},
+    {cudaFuncAttributeNonPortableClusterSizeAllowed,
+     CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED},
+    {cudaFuncAttributeClusterSchedulingPolicyPreference,
+     CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE},
+};
+// Every cudaFuncAttribute (they run from MaxDynamicSharedMemorySize up to cudaFuncAttributeMax) is
+// paired exactly once, and the headers give each pair one value (so a new enumerator in a later
+// header fails the build here rather than answering 1).
+constexpr bool FuncAttributesPairedOnce() {
+  constexpr int first = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  constexpr int n = sizeof(kFuncAttributePairs) / sizeof(kFuncAttributePairs[0]);
+  if (cudaFuncAttributeMax - first != n) return false;
+  for (int v = first; v < cudaFuncAttributeMax; ++v) {
+    int seen = 0;
+    for (const FuncAttributePair& p : kFuncAttributePairs) seen += p.runtime == v ? 1 : 0;
+    if (seen != 1) return false;
+  }
+  return true;
+}
+static_assert(FuncAttributesPairedOnce(), "a cudaFuncAttribute without its CUfunction_attribute");
+constexpr bool FuncAttributeValuesEqual() {
+  for (const FuncAttributePair& p : kFuncAttributePairs) {
+    if (static_cast<int>(p.runtime) != static_cast<int>(p.driver)) return false;
+  }
+  return true;
+}
+static_assert(FuncAttributeValuesEqual(), "cudaFuncAttribute values are CUfunction_attribute's");
+
+template <int I>
+cudaError_t KernelSetAttributeForDeviceDriver(cudaKernel_t kernel, enum cudaFuncAttribute attr,
+                                              int value, int device) {
+  if (CudartAdapterRuntime(I) == nullptr) return CUDYN_NO_RUNTIME;
+  using SetFn = int (*)(CUfunction_attribute, int, CUkernel, CUdevice);
+  auto set = reinterpret_cast<SetFn>(ServedDriverEntry(kEntry_cuKernelSetAttribute));
+  if (set == nullptr) return cudaErrorInsufficientDriver;
+  using InitFn = int (*)(unsigned int);
+  auto cu_init = reinterpret_cast<InitFn>(ServedDriverEntry(kEntry_cuInit));
+  if (cu_init == nullptr) return cudaErrorInsufficientDriver;
+  const int init_rc = cu_init(0);
+  if (init_rc != 0) return CudaErrorFromDriver(init_rc);
+  for (const FuncAttributePair& p : kFuncAttributePairs) {
+    if (p.runtime == attr) return CudaErrorFromDriver(set(p.driver, value, kernel, device));
+  }
+  return cudaErrorInvalidValue;
+}
+
 template <int I>
 cudaError_t DevicePropConvert(struct cudaDeviceProp* prop, int device) {
   Runtime* rt = CudartAdapterRuntime(I);
@@ -849,6 +962,70 @@ static_assert(cudaJitMaxRegisters == 0 && cudaLibraryHostUniversalFunctionAndDat
                   cudaLibraryBinaryIsPreserved == 1,
               "cudaJitOption / cudaLibraryOption are CUjit_option / CUlibraryOption");
 
+// The batch copies (cudaMemcpyBatchAsync, cudaMemcpy3DBatchAsync) pass their descriptors to the
+// driver's cuMemcpyBatchAsync_v2 / cuMemcpy3DBatchAsync_v2 as they are: each runtime struct is the
+// driver's field for field (offset and size of every field, union members included) and the enums
+// in them have the driver's values. An array operand's cudaArray_t is the CUarray ("Memcpy operand
+// is a CUarray", driver_types.h). 13.0 (H100, driver 580): a host-to-device batch copy and a 3D batch
+// copy from host memory into a cudaMallocArray array land; source access order Invalid answers 1.
+#define CUDYN_SAME_FIELD(rt_type, rt_field, cu_type, cu_field)               \
+  static_assert(offsetof(rt_type, rt_field) == offsetof(cu_type, cu_field) && \
+                    sizeof(static_cast<rt_type*>(nullptr)->rt_field) ==           \
+                        sizeof(static_cast<cu_type*>(nullptr)->cu_field),     \
+                #rt_type "." #rt_field " is " #cu_type "." #cu_field);
+static_assert(sizeof(cudaMemcpyAttributes) == sizeof(CUmemcpyAttributes), "cudaMemcpyAttributes");
+CUDYN_SAME_FIELD(cudaMemcpyAttributes, srcAccessOrder, CUmemcpyAttributes, srcAccessOrder)
+CUDYN_SAME_FIELD(cudaMemcpyAttributes, srcLocHint, CUmemcpyAttributes, srcLocHint)
+CUDYN_SAME_FIELD(cudaMemcpyAttributes, dstLocHint, CUmemcpyAttributes, dstLocHint)
+CUDYN_SAME_FIELD(cudaMemcpyAttributes, flags, CUmemcpyAttributes, flags)
+CUDYN_SAME_FIELD(cudaMemLocation, type, CUmemLocation, type)
+CUDYN_SAME_FIELD(cudaMemLocation, id, CUmemLocation, id)
+static_assert(sizeof(cudaMemcpy3DBatchOp) == sizeof(CUDA_MEMCPY3D_BATCH_OP), "cudaMemcpy3DBatchOp");
+CUDYN_SAME_FIELD(cudaMemcpy3DBatchOp, src, CUDA_MEMCPY3D_BATCH_OP, src)
+CUDYN_SAME_FIELD(cudaMemcpy3DBatchOp, dst, CUDA_MEMCPY3D_BATCH_OP, dst)
+CUDYN_SAME_FIELD(cudaMemcpy3DBatchOp, extent, CUDA_MEMCPY3D_BATCH_OP, extent)
+CUDYN_SAME_FIELD(cudaMemcpy3DBatchOp, srcAccessOrder, CUDA_MEMCPY3D_BATCH_OP, srcAccessOrder)
+CUDYN_SAME_FIELD(cudaMemcpy3DBatchOp, flags, CUDA_MEMCPY3D_BATCH_OP, flags)
+static_assert(sizeof(cudaMemcpy3DOperand) == sizeof(CUmemcpy3DOperand), "cudaMemcpy3DOperand");
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, type, CUmemcpy3DOperand, type)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op, CUmemcpy3DOperand, op)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.ptr.ptr, CUmemcpy3DOperand, op.ptr.ptr)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.ptr.rowLength, CUmemcpy3DOperand, op.ptr.rowLength)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.ptr.layerHeight, CUmemcpy3DOperand, op.ptr.layerHeight)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.ptr.locHint, CUmemcpy3DOperand, op.ptr.locHint)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.array.array, CUmemcpy3DOperand, op.array.array)
+CUDYN_SAME_FIELD(cudaMemcpy3DOperand, op.array.offset, CUmemcpy3DOperand, op.array.offset)
+CUDYN_SAME_FIELD(cudaOffset3D, x, CUoffset3D, x)
+CUDYN_SAME_FIELD(cudaOffset3D, y, CUoffset3D, y)
+CUDYN_SAME_FIELD(cudaOffset3D, z, CUoffset3D, z)
+CUDYN_SAME_FIELD(cudaExtent, width, CUextent3D, width)
+CUDYN_SAME_FIELD(cudaExtent, height, CUextent3D, height)
+CUDYN_SAME_FIELD(cudaExtent, depth, CUextent3D, depth)
+#undef CUDYN_SAME_FIELD
+static_assert(sizeof(cudaOffset3D) == sizeof(CUoffset3D) && sizeof(cudaExtent) == sizeof(CUextent3D),
+              "cudaOffset3D / cudaExtent");
+// The runtime's enumerator has the driver's value (compared as integers: the enums differ).
+template <typename R, typename D>
+constexpr bool SameValue(R runtime_value, D driver_value) {
+  return static_cast<long long>(runtime_value) == static_cast<long long>(driver_value);
+}
+static_assert(SameValue(cudaMemcpySrcAccessOrderInvalid, CU_MEMCPY_SRC_ACCESS_ORDER_INVALID) &&
+                  SameValue(cudaMemcpySrcAccessOrderStream, CU_MEMCPY_SRC_ACCESS_ORDER_STREAM) &&
+                  SameValue(cudaMemcpySrcAccessOrderDuringApiCall,
+                            CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL) &&
+                  SameValue(cudaMemcpySrcAccessOrderAny, CU_MEMCPY_SRC_ACCESS_ORDER_ANY) &&
+                  SameValue(cudaMemcpySrcAccessOrderMax, CU_MEMCPY_SRC_ACCESS_ORDER_MAX),
+              "cudaMemcpySrcAccessOrder is CUmemcpySrcAccessOrder");
+static_assert(SameValue(cudaMemcpyFlagDefault, CU_MEMCPY_FLAG_DEFAULT) &&
+                  SameValue(cudaMemcpyFlagPreferOverlapWithCompute,
+                            CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE),
+              "cudaMemcpyFlags are CUmemcpyFlags");
+static_assert(SameValue(cudaMemcpyOperandTypePointer, CU_MEMCPY_OPERAND_TYPE_POINTER) &&
+                  SameValue(cudaMemcpyOperandTypeArray, CU_MEMCPY_OPERAND_TYPE_ARRAY) &&
+                  SameValue(cudaMemcpyOperandTypeMax, CU_MEMCPY_OPERAND_TYPE_MAX),
+              "cudaMemcpy3DOperandType is CUmemcpy3DOperandType");
+static_assert(sizeof(cudaArray_t) == sizeof(CUarray), "an array operand is a CUarray");
+
 enum class ServedInit { kContext, kDriver };
 constexpr ServedInit kServedInit_context = ServedInit::kContext;
 constexpr ServedInit kServedInit_driver = ServedInit::kDriver;
@@ -933,6 +1110,9 @@ const AdapterRow kAdapterRows[] = {
     CUDYN_ROW(FuncGetNameRegistered, "cudaRuntimeGetVersion"),
     CUDYN_ROW(GetDriverEntryPointByVersionDriver, "cudaRuntimeGetVersion"),
     CUDYN_ROW(GetDriverEntryPointByVersionDriverPtsz, "cudaRuntimeGetVersion"),
+    // The driver answers (after the runtime's own cudaGetFuncBySymbol, 11.0+).
+    CUDYN_ROW(FuncGetParamInfoDriver, "cudaGetFuncBySymbol"),
+    CUDYN_ROW(KernelSetAttributeForDeviceDriver, "cudaRuntimeGetVersion"),
 // The generated zero-tail adapters, after the hand-written ones.
 #define CUDYN_CUDART_ZERO_TAIL(name, ret, params, args, olds, zero_outs) CUDYN_ROW(name, olds),
 #include "version_tables/generated_cudart/cudart_zero_tail.inc"

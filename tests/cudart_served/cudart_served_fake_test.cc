@@ -5,8 +5,11 @@
 // the driver entry with the caller's arguments unchanged (the fake driver's call log), and the
 // CUresult comes back as the cudaError_t of the same number; a driver without the entry answers
 // 35 and is not called; the 13.0 runtime serves the same entries itself. Also the composed entries
-// of inputs/cudart_adapters.tsv (cudaInitDevice, cudaFuncGetName,
-// cudaGetDriverEntryPointByVersion) and the answer (35 or 801) of an entry no path serves.
+// of inputs/cudart_adapters.tsv (cudaInitDevice, cudaFuncGetName, cudaGetDriverEntryPointByVersion,
+// cudaFuncGetParamInfo, cudaKernelSetAttributeForDevice) and the answer (35 or 801) of an entry no
+// path serves. The 11080 driver's run checks only what a driver before 12.0 answers
+// (ServedBefore12): 35 with nothing called.
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
@@ -296,6 +299,123 @@ TEST_F(Served, ThirteenDriverEntries) {
   }
 }
 
+// The batch copies (driver 12.8+): cuMemcpyBatchAsync_v2 / cuMemcpy3DBatchAsync_v2 of a 13.0
+// driver with the caller's arguments and descriptors unchanged (cudaMemcpyAttributes is
+// CUmemcpyAttributes, cudaMemcpy3DBatchOp is CUDA_MEMCPY3D_BATCH_OP: every field read back from
+// the bytes the driver received); a 12.8 driver's cuMemcpyBatchAsync through cudyn's driver layer
+// (a local failIdx); a 12.2 driver 35, nothing called. The runtime's initialisation first.
+TEST_F(Served, BatchCopiesPassTheirDescriptorsToTheDriver) {
+  const int v = FakeVersion();
+  const char* batch = v >= 13000 ? "cuMemcpyBatchAsync_v2" : "cuMemcpyBatchAsync";
+  const char* batch3d = v >= 13000 ? "cuMemcpy3DBatchAsync_v2" : "cuMemcpy3DBatchAsync";
+  const bool has = v >= 12080;
+  auto fn = Entry<decltype(&cudaMemcpyBatchAsync)>(kCudart_cudaMemcpyBatchAsync);
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(rt_->status(kCudart_cudaMemcpyBatchAsync), EntryStatus::kAdapter);
+  if (has) {
+    ASSERT_EQ(drv_.set_capture(batch, 4, sizeof(CUmemcpyAttributes)), 0);
+  }
+  void* dsts[2] = {reinterpret_cast<void*>(0x1000), reinterpret_cast<void*>(0x2000)};
+  const void* srcs[2] = {reinterpret_cast<void*>(0x3000), reinterpret_cast<void*>(0x4000)};
+  const size_t sizes[2] = {64, 128};
+  cudaMemcpyAttributes attrs[1] = {};
+  attrs[0].srcAccessOrder = cudaMemcpySrcAccessOrderDuringApiCall;
+  attrs[0].srcLocHint = {cudaMemLocationTypeHostNuma, 3};
+  attrs[0].dstLocHint = {cudaMemLocationTypeDevice, 1};
+  attrs[0].flags = cudaMemcpyFlagPreferOverlapWithCompute;
+  size_t idxs[1] = {0};
+  auto stream = reinterpret_cast<cudaStream_t>(0x42);
+  EXPECT_EQ(fn(dsts, srcs, sizes, 2, attrs, idxs, 1, stream),
+            has ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto calls = DriverCalls(batch);
+  ASSERT_EQ(calls.size(), has ? 1u : 0u);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), has ? 1 : 0);  // the runtime's initialisation first
+  if (has) {
+    const CudynFakeCall* c = calls[0];
+    ASSERT_EQ(c->num_args, v >= 13000 ? 8 : 9);  // 12.8: failIdx before the stream
+    const uintptr_t want[] = {reinterpret_cast<uintptr_t>(dsts), reinterpret_cast<uintptr_t>(srcs),
+                              reinterpret_cast<uintptr_t>(sizes), 2,
+                              reinterpret_cast<uintptr_t>(attrs), reinterpret_cast<uintptr_t>(idxs),
+                              1};
+    for (int i = 0; i < 7; ++i) EXPECT_EQ(c->args[c->arg_word[i]], want[i]) << i;
+    EXPECT_EQ(c->args[c->arg_word[c->num_args - 1]], 0x42u);
+    // The attributes as the driver reads them.
+    ASSERT_EQ(c->captured_size, static_cast<int>(sizeof(CUmemcpyAttributes)));
+    CUmemcpyAttributes seen;
+    std::memcpy(&seen, c->captured, sizeof seen);
+    EXPECT_EQ(seen.srcAccessOrder, CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL);
+    EXPECT_EQ(seen.srcLocHint.type, CU_MEM_LOCATION_TYPE_HOST_NUMA);
+    EXPECT_EQ(seen.srcLocHint.id, 3);
+    EXPECT_EQ(seen.dstLocHint.type, CU_MEM_LOCATION_TYPE_DEVICE);
+    EXPECT_EQ(seen.dstLocHint.id, 1);
+    EXPECT_EQ(seen.flags, static_cast<unsigned>(CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE));
+    // The driver's error, translated.
+    drv_.set_result(batch, 1);  // CUDA_ERROR_INVALID_VALUE
+    EXPECT_EQ(fn(dsts, srcs, sizes, 2, attrs, idxs, 1, stream), cudaErrorInvalidValue);
+  }
+  // The per-thread twin: the driver's per-thread twin.
+  auto ptsz = Entry<decltype(&cudaMemcpyBatchAsync)>(kCudart_cudaMemcpyBatchAsync_ptsz);
+  ASSERT_NE(ptsz, nullptr);
+  EXPECT_EQ(ptsz(dsts, srcs, sizes, 2, attrs, idxs, 1, nullptr),
+            has ? cudaSuccess : cudaErrorInsufficientDriver);
+  EXPECT_EQ(DriverCalls(v >= 13000 ? "cuMemcpyBatchAsync_v2_ptsz" : "cuMemcpyBatchAsync_ptsz").size(),
+            has ? 1u : 0u);
+
+  auto fn3d = Entry<decltype(&cudaMemcpy3DBatchAsync)>(kCudart_cudaMemcpy3DBatchAsync);
+  ASSERT_NE(fn3d, nullptr);
+  if (has) {
+    ASSERT_EQ(drv_.set_capture(batch3d, 1, sizeof(CUDA_MEMCPY3D_BATCH_OP)), 0);
+  }
+  cudaMemcpy3DBatchOp op = {};
+  op.src.type = cudaMemcpyOperandTypePointer;
+  op.src.op.ptr.ptr = reinterpret_cast<void*>(0x5000);
+  op.src.op.ptr.rowLength = 17;
+  op.src.op.ptr.layerHeight = 19;
+  op.src.op.ptr.locHint = {cudaMemLocationTypeDevice, 2};
+  op.dst.type = cudaMemcpyOperandTypeArray;
+  op.dst.op.array.array = reinterpret_cast<cudaArray_t>(0x6000);
+  op.dst.op.array.offset = {1, 2, 3};
+  op.extent = {4, 5, 6};
+  op.srcAccessOrder = cudaMemcpySrcAccessOrderAny;
+  op.flags = cudaMemcpyFlagPreferOverlapWithCompute;
+  EXPECT_EQ(fn3d(1, &op, 0, stream), has ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto c3 = DriverCalls(batch3d);
+  ASSERT_EQ(c3.size(), has ? 1u : 0u);
+  if (has) {
+    const CudynFakeCall* c = c3[0];
+    ASSERT_EQ(c->num_args, v >= 13000 ? 4 : 5);  // 12.8: failIdx after the list
+    EXPECT_EQ(c->args[c->arg_word[0]], 1u);
+    EXPECT_EQ(c->args[c->arg_word[1]], reinterpret_cast<uintptr_t>(&op));
+    EXPECT_EQ(c->args[c->arg_word[c->num_args - 2]], 0u);  // flags
+    EXPECT_EQ(c->args[c->arg_word[c->num_args - 1]], 0x42u);
+    ASSERT_EQ(c->captured_size, static_cast<int>(sizeof(CUDA_MEMCPY3D_BATCH_OP)));
+    CUDA_MEMCPY3D_BATCH_OP seen;
+    std::memcpy(&seen, c->captured, sizeof seen);
+    EXPECT_EQ(seen.src.type, CU_MEMCPY_OPERAND_TYPE_POINTER);
+    EXPECT_EQ(seen.src.op.ptr.ptr, 0x5000u);
+    EXPECT_EQ(seen.src.op.ptr.rowLength, 17u);
+    EXPECT_EQ(seen.src.op.ptr.layerHeight, 19u);
+    EXPECT_EQ(seen.src.op.ptr.locHint.type, CU_MEM_LOCATION_TYPE_DEVICE);
+    EXPECT_EQ(seen.src.op.ptr.locHint.id, 2);
+    EXPECT_EQ(seen.dst.type, CU_MEMCPY_OPERAND_TYPE_ARRAY);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(seen.dst.op.array.array), 0x6000u);
+    EXPECT_EQ(seen.dst.op.array.offset.x, 1u);
+    EXPECT_EQ(seen.dst.op.array.offset.y, 2u);
+    EXPECT_EQ(seen.dst.op.array.offset.z, 3u);
+    EXPECT_EQ(seen.extent.width, 4u);
+    EXPECT_EQ(seen.extent.height, 5u);
+    EXPECT_EQ(seen.extent.depth, 6u);
+    EXPECT_EQ(seen.srcAccessOrder, CU_MEMCPY_SRC_ACCESS_ORDER_ANY);
+    EXPECT_EQ(seen.flags, static_cast<unsigned>(CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE));
+  }
+  auto ptsz3d = Entry<decltype(&cudaMemcpy3DBatchAsync)>(kCudart_cudaMemcpy3DBatchAsync_ptsz);
+  ASSERT_NE(ptsz3d, nullptr);
+  EXPECT_EQ(ptsz3d(1, &op, 0, nullptr), has ? cudaSuccess : cudaErrorInsufficientDriver);
+  EXPECT_EQ(
+      DriverCalls(v >= 13000 ? "cuMemcpy3DBatchAsync_v2_ptsz" : "cuMemcpy3DBatchAsync_ptsz").size(),
+      has ? 1u : 0u);
+}
+
 // ---- composed entries (inputs/cudart_adapters.tsv) and the answer of entries no path serves ----
 
 // cudaInitDevice on 11.x: the runtime's own cudaGetDevice, cudaSetDevice(device),
@@ -410,6 +530,139 @@ TEST_F(Served, FuncGetNameAnswersFromTheRegistration) {
   EXPECT_EQ(rt125->bound_symbol(kCudart_cudaFuncGetName), "cudaFuncGetName");
 }
 
+// cudaFuncGetParamInfo before 12.4: the runtime's own cudaGetFuncBySymbol for the host stub (its
+// initialisation and errors), then the driver's cuFuncGetParamInfo (12.4+) on the CUfunction it
+// wrote, the caller's index and out-pointers unchanged; 35 on a driver without it, nothing called.
+TEST_F(Served, FuncGetParamInfoComposesGetFuncBySymbolAndTheDriver) {
+  auto set = reinterpret_cast<void (*)(const char*, int)>(dlsym(rt_->handle(),
+                                                               "fake_cudart_set_result"));
+  auto set_out = reinterpret_cast<void (*)(const char*, int, const void*, size_t)>(
+      dlsym(rt_->handle(), "fake_cudart_set_out"));
+  auto last_arg = reinterpret_cast<int (*)(const char*, int, void*, size_t)>(
+      dlsym(rt_->handle(), "fake_cudart_last_arg"));
+  ASSERT_TRUE(set && set_out && last_arg);
+  const bool has = FakeVersion() >= 12040;
+  auto fn = Entry<decltype(&cudaFuncGetParamInfo)>(kCudart_cudaFuncGetParamInfo);
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(rt_->status(kCudart_cudaFuncGetParamInfo), EntryStatus::kAdapter);
+  static int host_stub;
+  const auto function = reinterpret_cast<cudaFunction_t>(0xf00d);
+  set_out("cudaGetFuncBySymbol", 0, &function, sizeof function);
+  size_t offset = 0, size = 0;
+  EXPECT_EQ(fn(&host_stub, 2, &offset, &size), has ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto calls = DriverCalls("cuFuncGetParamInfo");
+  ASSERT_EQ(calls.size(), has ? 1u : 0u);
+  EXPECT_EQ(RuntimeCalls("cudaGetFuncBySymbol"), has ? 1 : 0);
+  if (!has) return;
+  const void* asked = nullptr;
+  ASSERT_EQ(last_arg("cudaGetFuncBySymbol", 1, &asked, sizeof asked), 8);
+  EXPECT_EQ(asked, &host_stub);
+  EXPECT_EQ(calls[0]->args[0], 0xf00du);
+  EXPECT_EQ(calls[0]->args[1], 2u);
+  EXPECT_EQ(calls[0]->args[2], reinterpret_cast<uintptr_t>(&offset));
+  EXPECT_EQ(calls[0]->args[3], reinterpret_cast<uintptr_t>(&size));
+  // The driver's error (an index past the last parameter), translated.
+  drv_.set_result("cuFuncGetParamInfo", 1);
+  EXPECT_EQ(fn(&host_stub, 9, &offset, &size), cudaErrorInvalidValue);
+  // The runtime's error (its initialisation failing): its answer, the driver not asked.
+  set("cudaGetFuncBySymbol", cudaErrorNoDevice);
+  EXPECT_EQ(fn(&host_stub, 0, &offset, &size), cudaErrorNoDevice);
+  EXPECT_EQ(DriverCalls("cuFuncGetParamInfo").size(), 2u);
+  EXPECT_TRUE(DriverCalls("cuKernelGetParamInfo").empty());
+  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), 0);
+  // No device entry function (98): a cudaKernel_t used as is (13.0), asked of cuKernelGetParamInfo;
+  // the lookup's last error cleared (none was pending: the runtime's cudaGetLastError once).
+  set("cudaGetFuncBySymbol", cudaErrorInvalidDeviceFunction);
+  const auto kernel = reinterpret_cast<const void*>(0xcafe);
+  EXPECT_EQ(fn(kernel, 1, &offset, &size), cudaSuccess);
+  auto kcalls = DriverCalls("cuKernelGetParamInfo");
+  ASSERT_EQ(kcalls.size(), 1u);
+  EXPECT_EQ(kcalls[0]->args[0], 0xcafeu);
+  EXPECT_EQ(kcalls[0]->args[1], 1u);
+  EXPECT_EQ(kcalls[0]->args[2], reinterpret_cast<uintptr_t>(&offset));
+  EXPECT_EQ(kcalls[0]->args[3], reinterpret_cast<uintptr_t>(&size));
+  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), 1);
+  EXPECT_EQ(DriverCalls("cuFuncGetParamInfo").size(), 2u);
+  drv_.set_result("cuKernelGetParamInfo", 400);  // CUDA_ERROR_INVALID_HANDLE
+  EXPECT_EQ(fn(kernel, 1, &offset, &size), cudaErrorInvalidResourceHandle);
+  // An error already pending stays the runtime's (not cleared); a NULL func keeps 98.
+  set("cudaPeekAtLastError", cudaErrorInvalidValue);
+  drv_.set_result("cuKernelGetParamInfo", 0);
+  EXPECT_EQ(fn(kernel, 1, &offset, &size), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), 2);  // only the first two calls cleared it
+  EXPECT_EQ(fn(nullptr, 1, &offset, &size), cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(DriverCalls("cuKernelGetParamInfo").size(), 3u);
+  // 12.4+ runtimes have their own (12.0-12.3 would take the adapter).
+  auto rt125 = OpenFake("12.5", "libcudart.so.12");
+  EXPECT_NE(rt125->Resolve(kCudart_cudaFuncGetParamInfo), nullptr);
+  EXPECT_EQ(rt125->bound_symbol(kCudart_cudaFuncGetParamInfo), "cudaFuncGetParamInfo");
+  EXPECT_EQ(CudartRuleFor(kCudart_cudaFuncGetParamInfo, 12).adapter,
+            CudartAdapter::kFuncGetParamInfoDriver);
+}
+
+// cudaKernelSetAttributeForDevice before 13.0: cuInit(0), then the driver's cuKernelSetAttribute
+// (12.0+) with the arguments reordered (attribute, value, kernel, device) and the attribute mapped
+// by name; a value that is no cudaFuncAttribute answers 1 without a driver call.
+TEST_F(Served, KernelSetAttributeForDeviceReordersAndMapsTheAttribute) {
+  for (const char* v : {"11.8", "12.5"}) {
+    SCOPED_TRACE(v);
+    auto rt = OpenFake(v, std::string(v) == "11.8" ? "libcudart.so.11.0" : "libcudart.so.12");
+    auto fn = reinterpret_cast<decltype(&cudaKernelSetAttributeForDevice)>(
+        rt->Resolve(kCudart_cudaKernelSetAttributeForDevice));
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(rt->status(kCudart_cudaKernelSetAttributeForDevice), EntryStatus::kAdapter);
+    drv_.reset();
+    const auto kernel = reinterpret_cast<cudaKernel_t>(0xbeef);
+    const struct {
+      cudaFuncAttribute attr;
+      CUfunction_attribute want;
+    } cases[] = {
+        {cudaFuncAttributeMaxDynamicSharedMemorySize, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES},
+        {cudaFuncAttributePreferredSharedMemoryCarveout,
+         CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT},
+        {cudaFuncAttributeClusterDimMustBeSet, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET},
+        {cudaFuncAttributeRequiredClusterWidth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH},
+        {cudaFuncAttributeRequiredClusterHeight, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT},
+        {cudaFuncAttributeRequiredClusterDepth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH},
+        {cudaFuncAttributeNonPortableClusterSizeAllowed,
+         CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED},
+        {cudaFuncAttributeClusterSchedulingPolicyPreference,
+         CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE},
+    };
+    int value = 1000;
+    for (const auto& c : cases) {
+      EXPECT_EQ(fn(kernel, c.attr, value, 3), cudaSuccess) << c.attr;
+      auto calls = DriverCalls("cuKernelSetAttribute");
+      ASSERT_FALSE(calls.empty());
+      const CudynFakeCall* call = calls.back();
+      ASSERT_EQ(call->num_args, 4);
+      EXPECT_EQ(static_cast<int>(call->args[0]), static_cast<int>(c.want)) << c.attr;
+      EXPECT_EQ(static_cast<int>(call->args[1]), value);
+      EXPECT_EQ(call->args[2], 0xbeefu);
+      EXPECT_EQ(static_cast<int>(call->args[3]), 3);
+      ++value;
+    }
+    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), 8u);
+    // cuInit before each call; no context needed (the runtime's cudaFree not called).
+    EXPECT_EQ(DriverCalls("cuInit").size(), 8u);
+    EXPECT_EQ(RuntimeCalls("cudaFree"), 0);
+    // Not a cudaFuncAttribute (the driver's read-only 0-7, cudaFuncAttributeMax, negative): 1.
+    for (int bad : {0, 4, 7, static_cast<int>(cudaFuncAttributeMax), -1}) {
+      EXPECT_EQ(fn(kernel, static_cast<cudaFuncAttribute>(bad), 1, 0), cudaErrorInvalidValue)
+          << bad;
+    }
+    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), 8u);
+    // The driver's errors, translated; cuInit's comes first.
+    drv_.set_result("cuKernelSetAttribute", 101);  // CUDA_ERROR_INVALID_DEVICE
+    EXPECT_EQ(fn(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 1, 99),
+              cudaErrorInvalidDevice);
+    drv_.set_result("cuInit", 100);
+    EXPECT_EQ(fn(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 1, 0), cudaErrorNoDevice);
+    EXPECT_EQ(fn(kernel, static_cast<cudaFuncAttribute>(0), 1, 0), cudaErrorNoDevice);
+    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), 9u);
+  }
+}
+
 // cudaGetDriverEntryPointByVersion before 12.5: the driver's cuGetProcAddress_v2 at the caller's
 // version (at most the driver's), its status passed on; CUDA_ERROR_NOT_FOUND is success + status.
 TEST_F(Served, GetDriverEntryPointByVersionAsksTheDriver) {
@@ -475,24 +728,61 @@ TEST_F(Served, MissingEntriesAnswer35Or801ByTheTable) {
   EXPECT_EQ(rt_->Resolve(kCudart_cudaGraphAddNode), nullptr);
   EXPECT_EQ(rt_->missing_result(kCudart_cudaGraphAddNode), cudaErrorNotSupported);
   EXPECT_NE(rt_->last_error().find("returning 801"), std::string::npos) << rt_->last_error();
-  // cudaKernelSetAttributeForDevice: 13.0 only.
+  // cudaKernelSetAttributeForDevice: native in 13.0 only (composed from the driver before), so
+  // were it unserved it would answer 35 below a 13.0 driver.
   EXPECT_EQ(CudartRuleFor(kCudart_cudaKernelSetAttributeForDevice, 12).needs_driver, 13000);
   auto rt12 = OpenFake("12.8", "libcudart.so.12");
-  EXPECT_EQ(rt12->Resolve(kCudart_cudaKernelSetAttributeForDevice), nullptr);
   const int want = FakeVersion() < 13000 ? cudaErrorInsufficientDriver : cudaErrorNotSupported;
   EXPECT_EQ(rt12->missing_result(kCudart_cudaKernelSetAttributeForDevice), want);
-  EXPECT_NE(rt12->last_error().find("returning " + std::to_string(want)), std::string::npos)
-      << rt12->last_error();
-  // Under a clamp below 12.0 the same 11.x entry answers 35.
+  // Under a clamp below 12.0 the same 11.x entry answers 35, and the text says so.
   RuntimeOptions o;
   o.runtime_path = testing::Runfile("tests/fake_runtime/11.8/libcudart.so.11.0");
   o.driver_version = 11080;
   auto clamped = Runtime::Open(o);
   ASSERT_TRUE(clamped && clamped->ok());
   EXPECT_EQ(clamped->missing_result(kCudart_cudaGraphAddNode), cudaErrorInsufficientDriver);
+  EXPECT_EQ(clamped->Resolve(kCudart_cudaGraphAddNode), nullptr);
+  EXPECT_NE(clamped->last_error().find("returning 35"), std::string::npos)
+      << clamped->last_error();
   // A name that is no entry keeps 302; an entry index out of range too.
   EXPECT_EQ(rt_->missing_result(), 302);
   EXPECT_EQ(rt_->missing_result(-1), 302);
+}
+
+// ---- a driver before 12.0 (cudart_served_fake_11080_test runs only these) ----
+// Every entry served or composed from a driver entry the driver lacks answers 35
+// cudaErrorInsufficientDriver, what a 13.0 runtime answers on any driver before 13.0, and runs
+// nothing first: neither the runtime's initialisation nor cuInit nor the runtime's own calls.
+using ServedBefore12 = Served;
+TEST_F(ServedBefore12, EntriesTheDriverLacksAnswer35AndRunNothing) {
+  ASSERT_LT(FakeVersion(), 12000);
+  auto set_attr = Entry<decltype(&cudaKernelSetAttributeForDevice)>(
+      kCudart_cudaKernelSetAttributeForDevice);
+  ASSERT_NE(set_attr, nullptr);
+  EXPECT_EQ(set_attr(reinterpret_cast<cudaKernel_t>(0x1), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                     1, 0),
+            cudaErrorInsufficientDriver);
+  EXPECT_EQ(set_attr(reinterpret_cast<cudaKernel_t>(0x1), static_cast<cudaFuncAttribute>(0), 1, 0),
+            cudaErrorInsufficientDriver);
+  auto param_info = Entry<decltype(&cudaFuncGetParamInfo)>(kCudart_cudaFuncGetParamInfo);
+  ASSERT_NE(param_info, nullptr);
+  static int host_stub;
+  size_t offset = 0, size = 0;
+  EXPECT_EQ(param_info(&host_stub, 0, &offset, &size), cudaErrorInsufficientDriver);
+  auto batch = Entry<decltype(&cudaMemcpyBatchAsync)>(kCudart_cudaMemcpyBatchAsync);
+  ASSERT_NE(batch, nullptr);
+  EXPECT_EQ(batch(nullptr, nullptr, nullptr, 0, nullptr, nullptr, 0, nullptr),
+            cudaErrorInsufficientDriver);
+  auto batch3d = Entry<decltype(&cudaMemcpy3DBatchAsync)>(kCudart_cudaMemcpy3DBatchAsync);
+  ASSERT_NE(batch3d, nullptr);
+  EXPECT_EQ(batch3d(0, nullptr, 0, nullptr), cudaErrorInsufficientDriver);
+  auto stream_id = Entry<decltype(&cudaStreamGetId)>(kCudart_cudaStreamGetId);
+  unsigned long long id = 0;
+  EXPECT_EQ(stream_id(nullptr, &id), cudaErrorInsufficientDriver);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 0);
+  EXPECT_EQ(RuntimeCalls("cudaGetFuncBySymbol"), 0);
+  EXPECT_TRUE(DriverCalls("cuInit").empty());
+  EXPECT_EQ(drv_.call_count(), 0);
 }
 
 }  // namespace
@@ -505,5 +795,10 @@ int main(int argc, char** argv) {
       "tests/fake_driver/cuda_" + std::to_string(cudyn::FakeVersion()) + "/libcuda.so.1");
   setenv("CUDYN_DRIVER_PATH", driver.c_str(), 1);
   setenv("CUDYN_LOG", "off", 1);
+  // The 11080 run checks what a driver before 12.0 answers; the others everything else.
+  if (::testing::GTEST_FLAG(filter) == "*") {
+    ::testing::GTEST_FLAG(filter) =
+        cudyn::FakeVersion() < 12000 ? "ServedBefore12.*" : "-ServedBefore12.*";
+  }
   return RUN_ALL_TESTS();
 }

@@ -159,7 +159,9 @@ TEST(CudartOnRealDrivers, TheNewestRuntimeEachDriverRuns) {
     EXPECT_EQ(r["status.cudaMemcpy"], "native");
     EXPECT_EQ(r["bound.cudaMemcpy"], "cudaMemcpy");
     EXPECT_EQ(r["status.cudaGraphInstantiate"], twelve ? "native" : "adapter");
-    EXPECT_NE(r["missing"], "0");
+    // 11.8 still lacks entries no path serves (cudaGraphAddNode, ...); 12.5 has none left since
+    // the batch copies are served from the driver and cudaKernelSetAttributeForDevice is composed.
+    EXPECT_EQ(r["missing"] == "0", twelve) << r["missing"];
     // No GPU on this machine: the runtime accepted the driver and found no device.
     EXPECT_EQ(r["count_rc"], "100");
     EXPECT_EQ(r["props_rc"], "100");

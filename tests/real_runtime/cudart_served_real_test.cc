@@ -4,8 +4,9 @@
 // present: the runtime's own initialisation error (cudaFree(NULL): 100) for context entries, the
 // driver's cuInit answer translated (100 CUDA_ERROR_NO_DEVICE -> cudaErrorNoDevice) for
 // context-free ones, 35 for entries the 12.2 driver lacks (cuLibraryGetKernelCount 12.4,
-// cuLogs* 12.9, cuMemGetDefaultMemPool 13.0). Each runtime runs in its own process (this binary re-executed with --served),
-// the driver's directory on LD_LIBRARY_PATH and in CUDYN_DRIVER_PATH.
+// cuFuncGetParamInfo 12.4, cuMemcpyBatchAsync 12.8, cuLogs* 12.9, cuMemGetDefaultMemPool 13.0).
+// Each runtime runs in its own process (this binary re-executed with --served), the driver's
+// directory on LD_LIBRARY_PATH and in CUDYN_DRIVER_PATH.
 #include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,7 +46,9 @@ bool IsServed(int index, int family) {
 // The composed entries (inputs/cudart_adapters.tsv) added with the clean-error answer.
 constexpr int kComposed[] = {cudyn::kCudart_cudaInitDevice, cudyn::kCudart_cudaFuncGetName,
                              cudyn::kCudart_cudaGetDriverEntryPointByVersion,
-                             cudyn::kCudart_cudaGetDriverEntryPointByVersion_ptsz};
+                             cudyn::kCudart_cudaGetDriverEntryPointByVersion_ptsz,
+                             cudyn::kCudart_cudaFuncGetParamInfo,
+                             cudyn::kCudart_cudaKernelSetAttributeForDevice};
 
 // --served DIR: opens the runtime in DIR for the environment's driver, prints key=value lines.
 int Served(char** argv) {
@@ -95,6 +98,18 @@ int Served(char** argv) {
   auto init_device = reinterpret_cast<int (*)(int, unsigned, unsigned)>(
       rt->Resolve(cudyn::kCudart_cudaInitDevice));
   std::printf("init_device_rc=%d\n", init_device != nullptr ? init_device(0, 0, 0) : -1);
+  // cudaKernelSetAttributeForDevice: cuKernelSetAttribute is in the 12.2 driver; cuInit answers
+  // first (no GPU: 100). cudaFuncGetParamInfo: the 12.2 driver lacks cuFuncGetParamInfo (12.4): 35.
+  auto set_attr = reinterpret_cast<int (*)(void*, int, int, int)>(
+      rt->Resolve(cudyn::kCudart_cudaKernelSetAttributeForDevice));
+  std::printf("kernel_set_attribute_rc=%d\n",
+              set_attr != nullptr ? set_attr(nullptr, 8, 1024, 0) : -1);
+  static int not_a_stub;
+  size_t param_offset = 0, param_size = 0;
+  auto param_info = reinterpret_cast<int (*)(const void*, size_t, size_t*, size_t*)>(
+      rt->Resolve(cudyn::kCudart_cudaFuncGetParamInfo));
+  std::printf("param_info_rc=%d\n",
+              param_info != nullptr ? param_info(&not_a_stub, 0, &param_offset, &param_size) : -1);
   // What the runtime and the driver answer themselves.
   auto runtime_free = reinterpret_cast<int (*)(void*)>(rt->Symbol("cudaFree"));
   std::printf("runtime_free_rc=%d\n", runtime_free != nullptr ? runtime_free(nullptr) : -1);
@@ -122,6 +137,12 @@ int Served(char** argv) {
       rt->Resolve(cudyn::kCudart_cudaMemGetDefaultMemPool));
   std::printf("default_pool_rc=%d\n",
               default_pool != nullptr ? default_pool(&pool, location, 1) : -1);
+  auto batch = reinterpret_cast<int (*)(void* const*, const void* const*, const size_t*, size_t,
+                                        void*, size_t*, size_t, void*)>(
+      rt->Resolve(cudyn::kCudart_cudaMemcpyBatchAsync));
+  std::printf("memcpy_batch_rc=%d\n",
+              batch != nullptr ? batch(nullptr, nullptr, nullptr, 0, nullptr, nullptr, 0, nullptr)
+                               : -1);
   return 0;
 }
 
@@ -189,34 +210,42 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
                 "composed entries %d, now %d (%d served from the driver, %d composed)\n",
                 runtime.version, r["version"].c_str(), missing + served + composed,
                 missing + composed, missing, served, composed);
-    // 11.2 46 -> 42, 11.8 21 -> 17, 12.4 7 -> 5 (cudaGetDriverEntryPointByVersion arrived in 12.5),
-    // 12.5 5 -> 5.
+    // Composed: cudaInitDevice, cudaFuncGetName (11.x), cudaGetDriverEntryPointByVersion(_ptsz)
+    // (before 12.5), cudaFuncGetParamInfo (11.x), cudaKernelSetAttributeForDevice (before 13.0).
+    // With the batch copies served from the driver and the last two composed (issue 22 item 3):
+    // 11.2 42 -> 36, 11.8 17 -> 11, 12.4 5 -> 0, 12.5 5 -> 0.
     const std::string v = runtime.version;
-    EXPECT_EQ(missing, v == "11.2" ? 42 : v == "11.8" ? 17 : 5);
-    EXPECT_EQ(composed, v == "11.2" || v == "11.8" ? 4 : v == "12.4" ? 2 : 0);
+    EXPECT_EQ(missing, v == "11.2" ? 36 : v == "11.8" ? 11 : 0);
+    EXPECT_EQ(composed, v == "11.2" || v == "11.8" ? 6 : v == "12.4" ? 3 : 1);
     // 535 is CUDA 12.2: an entry of 12.x runtimes answers 801 (a runtime with it runs here, the
-    // chosen one lacks it); a 13.0-only entry 35.
+    // chosen one lacks it); a 13.0-only entry would answer 35 (none is left unserved: the table's
+    // answer for cudaKernelSetAttributeForDevice, composed now).
     if (!twelve) {
       EXPECT_EQ(r["missing_rc.cudaGraphAddNode"], "801");
     }
     EXPECT_EQ(r["missing_rc.cudaKernelSetAttributeForDevice"], "35");
     // Composed: a host function no module registered (13.0: 400); the driver's entry point at
-    // 12.0 (found: status 0); the runtime's own initialisation error (no GPU: 100).
-    if (composed > 0) {
-      if (!twelve) {
-        EXPECT_EQ(r["func_get_name_rc"], "400");
-        EXPECT_EQ(r["init_device_rc"], "100");
-      }
+    // 12.0 (found: status 0) before 12.5; the runtime's own initialisation error (no GPU: 100).
+    if (!twelve) {
+      EXPECT_EQ(r["func_get_name_rc"], "400");
+      EXPECT_EQ(r["init_device_rc"], "100");
+      EXPECT_EQ(r["param_info_rc"], "35");  // the 12.2 driver has no cuFuncGetParamInfo (12.4)
+    }
+    if (v != "12.5") {
       EXPECT_EQ(r["by_version_rc"], "0");
       EXPECT_EQ(r["by_version_status"], "0");
       EXPECT_EQ(r["by_version_found"], "1");
     }
+    // cuInit's answer (no GPU: 100) before cuKernelSetAttribute (in the 12.2 driver), every family.
+    EXPECT_EQ(r["kernel_set_attribute_rc"], "100");
     for (const auto& kv : r) {
       if (kv.first.rfind("missing.", 0) == 0) std::printf("  still missing: %s\n", kv.first.c_str() + 8);
     }
-    EXPECT_EQ(served, twelve ? 27 : 30);
+    EXPECT_EQ(served, twelve ? 31 : 34);
     EXPECT_EQ(r["served_bound"], r["served"]);  // bound, none missing
-    for (const char* entry : {"cudaStreamGetId", "cudaLibraryLoadData", "cudaLogsCurrent"}) {
+    for (const char* entry : {"cudaStreamGetId", "cudaLibraryLoadData", "cudaLogsCurrent",
+                              "cudaMemcpyBatchAsync", "cudaMemcpy3DBatchAsync_ptsz",
+                              "cudaFuncGetParamInfo", "cudaKernelSetAttributeForDevice"}) {
       EXPECT_EQ(r.count(std::string("missing.") + entry), 0u) << entry;
     }
     // No GPU here: the runtime's initialisation answers 100 and is the served entry's answer.
@@ -229,6 +258,7 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     EXPECT_EQ(r["kernel_count_rc"], "35");
     EXPECT_EQ(r["logs_current_rc"], "35");
     EXPECT_EQ(r["default_pool_rc"], "35");  // cuMemGetDefaultMemPool: 13.0
+    EXPECT_EQ(r["memcpy_batch_rc"], "35");  // cuMemcpyBatchAsync: 12.8
     ++older;
   }
   EXPECT_EQ(older, 4);  // 11.2, 11.8, 12.4, 12.5
