@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "loader/cudyn.h"
 #include "loader/cudyn_c.h"
+#include "tests/util/driver_entries.h"
 #include "tests/util/runfiles.h"
 
 namespace cudyn {
@@ -212,20 +213,28 @@ TEST(CApi, DescribesTheDefaultDriver) {
   ASSERT_EQ(cudynInit(), 0);
   EXPECT_EQ(std::string(cudynDriverPath()), Driver535());
   EXPECT_EQ(cudynDriverCudaVersion(), 12020);
-  EXPECT_STREQ(cudynStrategy(), "cuGetProcAddress_v2");
-  int advise = cudynFindEntry("cuMemAdvise_v2");
-  ASSERT_GE(advise, 0);
-  EXPECT_STREQ(cudynEntrySymbol(advise), "cuMemAdvise_v2");
-  EXPECT_STREQ(cudynEntryStatus(advise), "native");
-  EXPECT_STREQ(cudynEntryVia(advise), "cuGetProcAddress_v2");
+  EXPECT_STREQ(cudynStrategy(), StrategyName(Strategy::kGetProcAddressV2));
+  // An entry the 535 is the first real driver to export: native there, through cuGetProcAddress_v2.
+  const int new_with_535 = testing::EntryNewWithDriver(535);
+  ASSERT_GE(new_with_535, 0);
+  const std::string symbol(EntrySymbol(new_with_535));
+  int native = cudynFindEntry(symbol.c_str());
+  ASSERT_GE(native, 0);
+  EXPECT_EQ(cudynEntrySymbol(native), symbol);
+  EXPECT_STREQ(cudynEntryStatus(native), "native");
+  EXPECT_STREQ(cudynEntryVia(native), StrategyName(Strategy::kGetProcAddressV2));
   char name[8];
-  EXPECT_EQ(cudynEntryDriverSymbol(advise, name, sizeof(name)), 14);  // truncated copy
-  EXPECT_STREQ(name, "cuMemAd");
-  int v4 = cudynFindEntry("cuCtxCreate_v4");
-  EXPECT_STREQ(cudynEntryStatus(v4), "adapter");
+  ASSERT_GT(symbol.size(), sizeof(name) - 1);
+  EXPECT_EQ(cudynEntryDriverSymbol(native, name, sizeof(name)), static_cast<int>(symbol.size()));
+  EXPECT_EQ(std::string(name), symbol.substr(0, sizeof(name) - 1));  // truncated copy
+  // An entry the 535 lacks, served by its adapter over a fallback the 535 has.
+  const int adapted = testing::EntryAdaptedOn(535);
+  ASSERT_GE(adapted, 0);
+  int served = cudynFindEntry(std::string(EntrySymbol(adapted)).c_str());
+  EXPECT_STREQ(cudynEntryStatus(served), "adapter");
   char full[64];
-  cudynEntryDriverSymbol(v4, full, sizeof(full));
-  EXPECT_STREQ(full, "cuCtxCreate_v3");
+  cudynEntryDriverSymbol(served, full, sizeof(full));
+  EXPECT_EQ(std::string(full), EntrySymbol(kEntries[adapted].fallback));
   EXPECT_EQ(cudynEntryStatus(-1), nullptr);
   EXPECT_EQ(cudynEntrySymbol(cudynEntryCount()), nullptr);
   EXPECT_EQ(cudynFindEntry("cuNoSuchThing"), -1);

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+#include "tests/util/driver_entries.h"
 #include "tests/util/runfiles.h"
 #include "tools/check.h"
 #include "version_tables/api_table.h"
@@ -226,11 +227,15 @@ TEST(Binary, ParseGpuList) {
 TEST(Binary, JudgeFileOrdersTheLayers) {
   BinaryAnalysis a;
   a.path = "x";
+  // A driver entry of an ABI above 11040 and no newer than 12080 (from the table: one the 535
+  // driver, CUDA 12.2, is the first to export).
   ImportedApi advise;
-  advise.symbol = "cuMemAdvise_v2";
-  advise.entry = FindEntry("cuMemAdvise_v2");
+  advise.entry = ::cudyn::testing::EntryNewWithDriver(535);
   ASSERT_GE(advise.entry, 0);
-  advise.abi_version = 12020;
+  advise.symbol = std::string(EntrySymbol(advise.entry));
+  advise.abi_version = kEntries[advise.entry].abi_version;
+  ASSERT_GT(advise.abi_version, 11040);
+  ASSERT_LE(advise.abi_version, 12080);
   a.imports.push_back(advise);
   a.runtime.linkage = layers::RuntimeLinkage::kDynamic;
   a.runtime.library = "libcudart.so.13";

@@ -21,6 +21,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/util/driver_entries.h"
 #include "tests/util/runfiles.h"
 #include "tools/testing/run_tool.h"
 
@@ -160,19 +161,23 @@ TEST_P(RealDriverReport, ApisJson) {
     }
   }
   EXPECT_EQ(j["counts"]["native"].get<int64_t>(), native);
-  // cuInit is everywhere and native; older drivers use dlsym for everything.
-  const Json& init = ApiRow(j, "cuInit");
+  // An entry every real driver exports is native everywhere; older drivers use dlsym for everything.
+  const int everywhere = ::cudyn::testing::EntryNativeEverywhere();
+  ASSERT_GE(everywhere, 0);
+  const Json& init = ApiRow(j, std::string(EntrySymbol(everywhere)));
   EXPECT_EQ(init["status"].get<std::string>(), "native");
-  EXPECT_EQ(init["driver_symbol"].get<std::string>(), "cuInit");
+  EXPECT_EQ(init["driver_symbol"].get<std::string>(), EntrySymbol(everywhere));
   EXPECT_EQ(init["via"].get<std::string>(), x.strategy);
-  // cuMemAdvise_v2 (12020) is above every one of these drivers but 535: served by its adapter
-  // over cuMemAdvise.
-  const Json& advise = ApiRow(j, "cuMemAdvise_v2");
-  if (x.cuda_version >= 12020) {
+  // An entry new with the 535 is above every one of these drivers but 535: served by its adapter
+  // over its older variant.
+  const int added = ::cudyn::testing::EntryNewWithDriver(535);
+  ASSERT_GE(added, 0);
+  const Json& advise = ApiRow(j, std::string(EntrySymbol(added)));
+  if (x.cuda_version >= kEntries[added].abi_version) {
     EXPECT_EQ(advise["status"].get<std::string>(), "native");
   } else {
     EXPECT_EQ(advise["status"].get<std::string>(), "adapter");
-    EXPECT_EQ(advise["driver_symbol"].get<std::string>(), "cuMemAdvise");
+    EXPECT_EQ(advise["driver_symbol"].get<std::string>(), EntrySymbol(kEntries[added].fallback));
   }
 }
 
@@ -187,21 +192,29 @@ INSTANTIATE_TEST_SUITE_P(Drivers, RealDriverReport,
                            return "driver_" + std::to_string(info.param.major);
                          });
 
-TEST(CudynCheckApis, MemAdviseV2NativeOn535) {
-  ToolRun run = RunTool({"apis", "--driver", DriverPath(535), "--json", "--base", "cuMemAdvise"});
+// An entry the 535 is the first real driver to export (from the table: cuMemAdvise_v2 or the like).
+TEST(CudynCheckApis, NewEntryNativeOn535) {
+  const int added = ::cudyn::testing::EntryNewWithDriver(535);
+  ASSERT_GE(added, 0);
+  const std::string base(EntryBase(added));
+  ToolRun run = RunTool({"apis", "--driver", DriverPath(535), "--json", "--base", base});
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok);
-  EXPECT_EQ(run.json["apis"].size(), 2u);  // cuMemAdvise, cuMemAdvise_v2
-  const Json& row = ApiRow(run.json, "cuMemAdvise_v2");
-  EXPECT_EQ(row["base"].get<std::string>(), "cuMemAdvise");
-  EXPECT_EQ(row["abi_version"].get<int64_t>(), 12020);
+  EXPECT_EQ(run.json["apis"].size(),
+            static_cast<size_t>(::cudyn::testing::VariantCount(added)));  // every variant of the base
+  const Json& row = ApiRow(run.json, std::string(EntrySymbol(added)));
+  EXPECT_EQ(row["base"].get<std::string>(), base);
+  EXPECT_EQ(row["abi_version"].get<int64_t>(), kEntries[added].abi_version);
   EXPECT_EQ(row["stream"].get<std::string>(), "legacy");
   EXPECT_EQ(row["status"].get<std::string>(), "native");
   EXPECT_EQ(row["via"].get<std::string>(), "cuGetProcAddress_v2");
-  EXPECT_EQ(row["driver_symbol"].get<std::string>(), "cuMemAdvise_v2");
+  EXPECT_EQ(row["driver_symbol"].get<std::string>(), EntrySymbol(added));
 }
 
-TEST(CudynCheckApis, MemAdviseV2AdaptedOn535ClampedTo11040) {
+TEST(CudynCheckApis, NewEntryAdaptedOn535ClampedTo11040) {
+  const int added = ::cudyn::testing::EntryNewWithDriver(535);
+  ASSERT_GE(added, 0);
+  ASSERT_GT(kEntries[added].abi_version, 11040);
   ToolRun run = RunTool({"apis", "--driver", DriverPath(535), "--max-cuda-version", "11040", "--json"});
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok);
@@ -209,15 +222,16 @@ TEST(CudynCheckApis, MemAdviseV2AdaptedOn535ClampedTo11040) {
   EXPECT_EQ(run.json["driver"]["effective_version"].get<int64_t>(), 11040);
   EXPECT_TRUE(run.json["driver"]["clamped"].get<bool>());
   EXPECT_EQ(run.json["driver"]["strategy"].get<std::string>(), "cuGetProcAddress");
-  const Json& row = ApiRow(run.json, "cuMemAdvise_v2");
+  const Json& row = ApiRow(run.json, std::string(EntrySymbol(added)));
   EXPECT_EQ(row["status"].get<std::string>(), "adapter");
-  EXPECT_EQ(row["driver_symbol"].get<std::string>(), "cuMemAdvise");
+  EXPECT_EQ(row["driver_symbol"].get<std::string>(), EntrySymbol(kEntries[added].fallback));
   EXPECT_EQ(row["via"].get<std::string>(), "adapter");
 }
 
 TEST(CudynCheckApis, ClampFromTheEnvironmentAndItsRejection) {
-  ToolRun clamped = RunTool({"apis", "--driver", DriverPath(535), "--json", "--base", "cuMemAdvise"},
-                        {"CUDYN_MAX_CUDA_VERSION=11.4"});
+  ToolRun clamped = RunTool({"apis", "--driver", DriverPath(535), "--json", "--base",
+                             std::string(EntryBase(::cudyn::testing::EntryNativeEverywhere()))},
+                            {"CUDYN_MAX_CUDA_VERSION=11.4"});
   ASSERT_EQ(clamped.exit_code, 0) << Describe(clamped);
   EXPECT_EQ(clamped.json["driver"]["effective_version"].get<int64_t>(), 11040);
   // A bad value is rejected loudly: a loader warning in the report's findings.
@@ -249,8 +263,10 @@ TEST(CudynCheckApis, StatusFilter) {
     EXPECT_EQ(row["status"].get<std::string>(), "missing");
     EXPECT_EQ(row["via"].get<std::string>(), "");
   }
-  // 470 is CUDA 11.4: e.g. the 12.x checkpoint API is missing there.
-  EXPECT_FALSE(ApiRow(missing.json, "cuCheckpointProcessLock").is_null());
+  // 470 is CUDA 11.4: an entry it does not export, with no adapter, is missing there.
+  const int absent = ::cudyn::testing::EntryMissingOn(470);
+  ASSERT_GE(absent, 0);
+  EXPECT_FALSE(ApiRow(missing.json, std::string(EntrySymbol(absent))).is_null());
   // The human table has the same number of rows.
   ToolRun table = RunTool({"apis", "--driver", DriverPath(470), "--status", "missing"});
   EXPECT_NE(table.out.find(std::to_string(expected) + " entries shown: 0 native, 0 adapter, " +

@@ -76,82 +76,45 @@ void operator delete[](void* p, size_t) noexcept { std::free(p); }
 namespace cudyn {
 namespace {
 
-// What the test needs of each library: how to open it on a fake, its entry count, its
-// "no library" code and the environment variable that names it for the default instance.
-struct DriverSide {
-  using Library = Driver;
-  static std::string Path() { return testing::FakeDriverPath(12080); }
-  static DriverOptions Options() {
-    DriverOptions options;
-    options.driver_path = Path();
+// What the test needs of each library: its class and options, the option that names the fake it
+// opens and that fake, the driver version it is told (0: none, it is the driver), its entry count,
+// its "no library" code, and the variable that names it for the default instance and that instance.
+template <class Lib, class Opts, std::string Opts::*kPathOption, std::string (*kFake)(),
+          int kToldDriverVersion, int kEntries, int kNoLibraryCode, const char* kVariable,
+          Lib& (*kDefault)()>
+struct Side {
+  using Library = Lib;
+  static std::string Path() { return kFake(); }
+  static Opts Options() {
+    Opts options;
+    options.*kPathOption = Path();
+    if constexpr (kToldDriverVersion != 0) options.driver_version = kToldDriverVersion;
     return options;
   }
-  static std::unique_ptr<Driver> Open(const DriverOptions& options) {
-    return Driver::Open(options);
-  }
-  static constexpr int kCount = kEntryCount;
-  static constexpr int kNoLibrary = kCudaErrorSharedObjectInitFailed;
-  static constexpr const char* kPathVariable = "CUDYN_DRIVER_PATH";
-  static Driver& Default() { return DefaultDriver(); }
+  static std::unique_ptr<Lib> Open(const Opts& options) { return Lib::Open(options); }
+  static constexpr int kCount = kEntries;
+  static constexpr int kNoLibrary = kNoLibraryCode;
+  static constexpr const char* kPathVariable = kVariable;
+  static Lib& Default() { return kDefault(); }
 };
 
-struct RuntimeSide {
-  using Library = Runtime;
-  static std::string Path() {
-    return testing::Runfile("tests/fake_runtime/12.5/libcudart.so.12");
-  }
-  static RuntimeOptions Options() {
-    RuntimeOptions options;
-    options.runtime_path = Path();
-    options.driver_version = 13000;
-    return options;
-  }
-  static std::unique_ptr<Runtime> Open(const RuntimeOptions& options) {
-    return Runtime::Open(options);
-  }
-  static constexpr int kCount = kCudartEntryCount;
-  static constexpr int kNoLibrary = kCudartErrorInitFailed;
-  static constexpr const char* kPathVariable = "CUDYN_CUDART_PATH";
-  static Runtime& Default() { return DefaultRuntime(); }
-};
+std::string FakeDriver() { return testing::FakeDriverPath(12080); }
+std::string FakeRuntime() { return testing::Runfile("tests/fake_runtime/12.5/libcudart.so.12"); }
+std::string FakeNvrtc() { return testing::Runfile("tests/fake_toolkit/nvrtc_12.2/libnvrtc.so.12"); }
+std::string FakeCublas() { return testing::Runfile("tests/fake_toolkit/cublas_12.2/libcublas.so.12"); }
+constexpr char kDriverVariable[] = "CUDYN_DRIVER_PATH";
+constexpr char kRuntimeVariable[] = "CUDYN_CUDART_PATH";
+constexpr char kNvrtcVariable[] = "CUDYN_NVRTC_PATH";
+constexpr char kCublasVariable[] = "CUDYN_CUBLAS_PATH";
 
-struct NvrtcSide {
-  using Library = Nvrtc;
-  static std::string Path() {
-    return testing::Runfile("tests/fake_toolkit/nvrtc_12.2/libnvrtc.so.12");
-  }
-  static NvrtcOptions Options() {
-    NvrtcOptions options;
-    options.nvrtc_path = Path();
-    options.driver_version = 12080;
-    return options;
-  }
-  static std::unique_ptr<Nvrtc> Open(const NvrtcOptions& options) { return Nvrtc::Open(options); }
-  static constexpr int kCount = kNvrtcEntryCount;
-  static constexpr int kNoLibrary = kNvrtcErrorInternalError;
-  static constexpr const char* kPathVariable = "CUDYN_NVRTC_PATH";
-  static Nvrtc& Default() { return DefaultNvrtc(); }
-};
-
-struct CublasSide {
-  using Library = Cublas;
-  static std::string Path() {
-    return testing::Runfile("tests/fake_toolkit/cublas_12.2/libcublas.so.12");
-  }
-  static CublasOptions Options() {
-    CublasOptions options;
-    options.cublas_path = Path();
-    options.driver_version = 12080;
-    return options;
-  }
-  static std::unique_ptr<Cublas> Open(const CublasOptions& options) {
-    return Cublas::Open(options);
-  }
-  static constexpr int kCount = kCublasEntryCount;
-  static constexpr int kNoLibrary = kCublasStatusNotInitialized;
-  static constexpr const char* kPathVariable = "CUDYN_CUBLAS_PATH";
-  static Cublas& Default() { return DefaultCublas(); }
-};
+using DriverSide = Side<Driver, DriverOptions, &DriverOptions::driver_path, FakeDriver, 0, kEntryCount,
+                        kCudaErrorSharedObjectInitFailed, kDriverVariable, DefaultDriver>;
+using RuntimeSide = Side<Runtime, RuntimeOptions, &RuntimeOptions::runtime_path, FakeRuntime, 13000,
+                         kCudartEntryCount, kCudartErrorInitFailed, kRuntimeVariable, DefaultRuntime>;
+using NvrtcSide = Side<Nvrtc, NvrtcOptions, &NvrtcOptions::nvrtc_path, FakeNvrtc, 12080,
+                       kNvrtcEntryCount, kNvrtcErrorInternalError, kNvrtcVariable, DefaultNvrtc>;
+using CublasSide = Side<Cublas, CublasOptions, &CublasOptions::cublas_path, FakeCublas, 12080,
+                        kCublasEntryCount, kCublasStatusNotInitialized, kCublasVariable, DefaultCublas>;
 
 template <class Side>
 class AllocFailureTest : public ::testing::Test {};
@@ -250,7 +213,7 @@ TYPED_TEST(AllocFailureTest, DefaultInstanceWithoutMemoryAnswersNoLibrary) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     setenv(Side::kPathVariable, path.c_str(), 1);
-    setenv("CUDYN_DRIVER_PATH", testing::FakeDriverPath(12080).c_str(), 1);
+    setenv(kDriverVariable, FakeDriver().c_str(), 1);
     Inject(0, /*persistent=*/true);
     typename Side::Library& lib = Side::Default();
     const bool unopened = !lib.ok() && lib.error() == Side::kNoLibrary &&

@@ -179,32 +179,45 @@ expect_env "$tmp/app_lcudart" "with cudyn itself named as the runtime" 1 \
   LD_LIBRARY_PATH="$dropin" CUDYN_CUDART_PATH="$dropin/libcudart.so.13" -- \
   "cudaRuntimeGetVersion: rc=303" "is cudyn itself"
 
-# ---- NVRTC -------------------------------------------------------------------------------------------
-nsrc=$(dirname "$(abs "$CONSUMER_NVRTC_SRC")") nvrtc_inc=$(dirname "$(abs "$NVRTC_H")")
+# ---- NVRTC and cuBLAS ----------------------------------------------------------------------------
+# build_toolkit_consumer LIB LABEL SRC_DIR INCLUDE_DIR SYMBOL: the consumer project in SRC_DIR
+# (consumer_LIB/) built with CMake and with Make + pkg-config against the installed tree and the
+# toolkit headers in INCLUDE_DIR (passed as <LIB upper-cased>_INCLUDE_DIR); the shared programs
+# (app_LIB_shared) need libcudyn_LIB.so.<major> and no real libLIB, the static ones
+# (app_LIB_static) no shared cudyn or LIB library and contain cudyn's SYMBOL. Built in
+# $tmp/LIB_cmake_build and $tmp/LIB_make_src.
+build_toolkit_consumer() {
+  local lib=$1 label=$2 lsrc=$3 inc=$4 symbol=$5 p
+  local inc_var="${lib^^}_INCLUDE_DIR"
+  cp -r "$lsrc" "$tmp/${lib}_cmake_src"
+  cp -r "$lsrc" "$tmp/${lib}_make_src"
+  chmod -R u+w "$tmp/${lib}_cmake_src" "$tmp/${lib}_make_src"
+  echo "== $label: cmake"
+  cmake -S "$tmp/${lib}_cmake_src" -B "$tmp/${lib}_cmake_build" -DCMAKE_PREFIX_PATH="$prefix" \
+    -D"$inc_var"="$inc" -DCMAKE_C_FLAGS="$sanflags" -DCMAKE_EXE_LINKER_FLAGS="$sanflags" \
+    > "$tmp/${lib}_cmake.log" 2>&1 || { cat "$tmp/${lib}_cmake.log"; fail "$label cmake configure"; }
+  cmake --build "$tmp/${lib}_cmake_build" > "$tmp/${lib}_cmake_build.log" 2>&1 ||
+    { cat "$tmp/${lib}_cmake_build.log"; fail "$label cmake build"; }
+  echo "== $label: make + pkg-config"
+  PKG_CONFIG_PATH=$prefix/lib/pkgconfig make -C "$tmp/${lib}_make_src" "$inc_var"="$inc" \
+    CFLAGS="$sanflags" LDFLAGS="$sanflags" > "$tmp/${lib}_make.log" 2>&1 ||
+    { cat "$tmp/${lib}_make.log"; fail "$label make"; }
+  for p in "$tmp/${lib}_cmake_build/app_${lib}_shared" "$tmp/${lib}_make_src/app_${lib}_shared"; do
+    grep -q "NEEDED.*\[libcudyn_${lib}\.so\.[0-9]*\]" <<<"$(readelf -d "$p")" ||
+      fail "$p does not need libcudyn_${lib}.so.<major>"
+    grep -q "NEEDED.*\[lib${lib}" <<<"$(readelf -d "$p")" && fail "$p needs a real lib${lib}"
+  done
+  for p in "$tmp/${lib}_cmake_build/app_${lib}_static" "$tmp/${lib}_make_src/app_${lib}_static"; do
+    grep -q "NEEDED.*libcudyn\|NEEDED.*lib${lib}" <<<"$(readelf -d "$p")" &&
+      fail "$p needs a cudyn or $label shared library but was linked statically"
+    grep -q " T ${symbol}\$" <<<"$(nm "$p")" || fail "$p does not contain cudyn's $symbol"
+  done
+  return 0
+}
+
 nvrtc118=$(abs "$NVRTC_118") nvrtc125=$(abs "$NVRTC_125")
-cp -r "$nsrc" "$tmp/nvrtc_cmake_src"
-cp -r "$nsrc" "$tmp/nvrtc_make_src"
-chmod -R u+w "$tmp/nvrtc_cmake_src" "$tmp/nvrtc_make_src"
-echo "== NVRTC: cmake"
-cmake -S "$tmp/nvrtc_cmake_src" -B "$tmp/nvrtc_cmake_build" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DNVRTC_INCLUDE_DIR="$nvrtc_inc" -DCMAKE_C_FLAGS="$sanflags" -DCMAKE_EXE_LINKER_FLAGS="$sanflags" \
-  > "$tmp/nvrtc_cmake.log" 2>&1 || { cat "$tmp/nvrtc_cmake.log"; fail "NVRTC cmake configure"; }
-cmake --build "$tmp/nvrtc_cmake_build" > "$tmp/nvrtc_cmake_build.log" 2>&1 ||
-  { cat "$tmp/nvrtc_cmake_build.log"; fail "NVRTC cmake build"; }
-echo "== NVRTC: make + pkg-config"
-PKG_CONFIG_PATH=$prefix/lib/pkgconfig make -C "$tmp/nvrtc_make_src" NVRTC_INCLUDE_DIR="$nvrtc_inc" \
-  CFLAGS="$sanflags" LDFLAGS="$sanflags" > "$tmp/nvrtc_make.log" 2>&1 ||
-  { cat "$tmp/nvrtc_make.log"; fail "NVRTC make"; }
-for p in "$tmp/nvrtc_cmake_build/app_nvrtc_shared" "$tmp/nvrtc_make_src/app_nvrtc_shared"; do
-  grep -q 'NEEDED.*\[libcudyn_nvrtc\.so\.[0-9]*\]' <<<"$(readelf -d "$p")" ||
-    fail "$p does not need libcudyn_nvrtc.so.<major>"
-  grep -q 'NEEDED.*\[libnvrtc' <<<"$(readelf -d "$p")" && fail "$p needs a real libnvrtc"
-done
-for p in "$tmp/nvrtc_cmake_build/app_nvrtc_static" "$tmp/nvrtc_make_src/app_nvrtc_static"; do
-  grep -q 'NEEDED.*libcudyn\|NEEDED.*libnvrtc' <<<"$(readelf -d "$p")" &&
-    fail "$p needs a cudyn or NVRTC shared library but was linked statically"
-  grep -q ' T nvrtcCompileProgram$' <<<"$(nm "$p")" || fail "$p does not contain cudyn's nvrtcCompileProgram"
-done
+build_toolkit_consumer nvrtc NVRTC "$(dirname "$(abs "$CONSUMER_NVRTC_SRC")")" "$(dirname "$(abs "$NVRTC_H")")" \
+  nvrtcCompileProgram
 nvrtc_dirs="$(dirname "$nvrtc125"):$(dirname "$nvrtc118")"
 for p in "$tmp/nvrtc_cmake_build/app_nvrtc_shared" "$tmp/nvrtc_cmake_build/app_nvrtc_static" \
   "$tmp/nvrtc_make_src/app_nvrtc_shared" "$tmp/nvrtc_make_src/app_nvrtc_static"; do
@@ -218,32 +231,9 @@ for p in "$tmp/nvrtc_cmake_build/app_nvrtc_shared" "$tmp/nvrtc_cmake_build/app_n
     "nvrtcCompileProgram: rc=0" "ptx_version=8.5"
 done
 
-# ---- cuBLAS ------------------------------------------------------------------------------------------
-csrc=$(dirname "$(abs "$CONSUMER_CUBLAS_SRC")") cublas_inc=$(dirname "$(abs "$CUBLAS_H")")
 cublas125=$(abs "$CUBLAS_125")
-cp -r "$csrc" "$tmp/cublas_cmake_src"
-cp -r "$csrc" "$tmp/cublas_make_src"
-chmod -R u+w "$tmp/cublas_cmake_src" "$tmp/cublas_make_src"
-echo "== cuBLAS: cmake"
-cmake -S "$tmp/cublas_cmake_src" -B "$tmp/cublas_cmake_build" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCUBLAS_INCLUDE_DIR="$cublas_inc" -DCMAKE_C_FLAGS="$sanflags" -DCMAKE_EXE_LINKER_FLAGS="$sanflags" \
-  > "$tmp/cublas_cmake.log" 2>&1 || { cat "$tmp/cublas_cmake.log"; fail "cuBLAS cmake configure"; }
-cmake --build "$tmp/cublas_cmake_build" > "$tmp/cublas_cmake_build.log" 2>&1 ||
-  { cat "$tmp/cublas_cmake_build.log"; fail "cuBLAS cmake build"; }
-echo "== cuBLAS: make + pkg-config"
-PKG_CONFIG_PATH=$prefix/lib/pkgconfig make -C "$tmp/cublas_make_src" CUBLAS_INCLUDE_DIR="$cublas_inc" \
-  CFLAGS="$sanflags" LDFLAGS="$sanflags" > "$tmp/cublas_make.log" 2>&1 ||
-  { cat "$tmp/cublas_make.log"; fail "cuBLAS make"; }
-for p in "$tmp/cublas_cmake_build/app_cublas_shared" "$tmp/cublas_make_src/app_cublas_shared"; do
-  grep -q 'NEEDED.*\[libcudyn_cublas\.so\.[0-9]*\]' <<<"$(readelf -d "$p")" ||
-    fail "$p does not need libcudyn_cublas.so.<major>"
-  grep -q 'NEEDED.*\[libcublas' <<<"$(readelf -d "$p")" && fail "$p needs a real libcublas"
-done
-for p in "$tmp/cublas_cmake_build/app_cublas_static" "$tmp/cublas_make_src/app_cublas_static"; do
-  grep -q 'NEEDED.*libcudyn\|NEEDED.*libcublas' <<<"$(readelf -d "$p")" &&
-    fail "$p needs a cudyn or cuBLAS shared library but was linked statically"
-  grep -q ' T cublasCreate_v2$' <<<"$(nm "$p")" || fail "$p does not contain cudyn's cublasCreate_v2"
-done
+build_toolkit_consumer cublas cuBLAS "$(dirname "$(abs "$CONSUMER_CUBLAS_SRC")")" \
+  "$(dirname "$(abs "$CUBLAS_H")")" cublasCreate_v2
 # The real 535 (CUDA 12.2) runs cuBLAS 12.x but not 13.x: by the search, the 12.5 offered
 # (cublasCreate answers whatever the real cuBLAS says without a GPU; it must answer). A real cuBLAS
 # run costs a second or two (the 13.x one is opened and refused first; cublasCreate looks for a GPU):
