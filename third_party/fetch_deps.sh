@@ -10,7 +10,8 @@
 #                        uses the default path; a different cache only serves scripts such as version_tables/regen.
 #   CUDYN_DEBIAN_MIRROR  Debian mirror URI (default: the one apt already uses for bookworm, else
 #                        http://deb.debian.org/debian).
-#   CUDYN_KEEP_DEBS=1    keep the two large nvidia-cuda-dev .debs (~1.3 GB) after extracting their headers.
+#   CUDYN_KEEP_DEBS=1    keep the two large nvidia-cuda-dev .debs (~1.3 GB) after extracting their headers, and the
+#                        nvidia-cuda-toolkit .deb (84 MB) after extracting nvcc 11.8.
 #
 # What it does (idempotent; each step is skipped when already done):
 #   1. /etc/apt/sources.list.d/cudyn-nonfree.sources (deb822): `main contrib non-free` for bookworm,
@@ -25,6 +26,12 @@
 #                 their packages and suites are listed once, in REAL_DRIVERS of third_party/nvidia_drivers.bzl
 #        <cache>/cuda-11.8/usr/include/...   (nvidia-cuda-dev 11.8.89, bookworm)
 #        <cache>/cuda-11.2/usr/include/...   (nvidia-cuda-dev 11.2.2, bullseye)
+#        <cache>/nvcc-11.8/bin/{nvcc,cicc,ptxas,fatbinary,cudafe++,nvcc.profile}, nvvm/libdevice/libdevice.10.bc
+#                 (nvidia-cuda-toolkit 11.8.89, bookworm: only what device compilation and `nvcc -c` need,
+#                 ~78 MB of the 84 MB package; the .deb is deleted after use). nvcc.profile is written here:
+#                 paths relative to nvcc itself, headers from <cache>/cuda-11.8/usr/include. nvcc 11.8 runs
+#                 the host preprocessor even for -ptx/-cubin/-fatbin and rejects gcc 12: use
+#                 `-ccbin clang++-14` (clang-14 is a build dependency below and one nvcc 11.8 supports).
 #        <cache>/debs/*.deb                  (downloaded packages; the nvidia-cuda-dev ones are deleted after use)
 #        <cache>/cudart/<version>/<soname>   (real CUDA runtimes: third_party/fetch_runtimes.sh, private APT)
 #        <cache>/nvrtc/<version>/<soname>    (real NVRTC libraries and their builtins: the same script)
@@ -99,6 +106,7 @@ read_real_drivers
 ENTRIES+=(
   "cuda-11.8|headers|bookworm|nvidia-cuda-dev:11\.8\."
   "cuda-11.2|headers|bullseye|nvidia-cuda-dev:11\.2\."
+  "nvcc-11.8|nvcc|bookworm|nvidia-cuda-toolkit:11\.8\."
 )
 readonly ENTRIES DRIVER_EXTRA_LIBS
 # shellcheck disable=SC2154  # rc is assigned inside the trap string
@@ -116,6 +124,39 @@ need_root() {
 # Cache validation (used by --check and to decide what to fetch)
 # ---------------------------------------------------------------------------------------------------------
 is_elf() { [[ -f "$1" ]] && [[ "$(head -c4 "$1" | od -An -c | tr -d ' ')" == '177ELF' ]]; }
+
+# The files of an nvcc entry (nvcc-<X.Y>): the programs nvcc runs for device code and `nvcc -c`
+# (cudafe++: the host side), and libdevice; relative to <cache>/nvcc-<X.Y>.
+readonly NVCC_PROGRAMS=(nvcc cicc ptxas fatbinary cudafe++)
+readonly NVCC_LIBDEVICE=nvvm/libdevice/libdevice.10.bc
+# Where the Debian package keeps them.
+declare -A NVCC_DEB_PATHS=(
+  [nvcc]=./usr/lib/nvidia-cuda-toolkit/bin/nvcc [cicc]=./usr/lib/nvidia-cuda-toolkit/bin/cicc
+  [ptxas]=./usr/bin/ptxas [fatbinary]=./usr/bin/fatbinary [cudafe++]=./usr/bin/cudafe++
+  [libdevice]=./usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc
+)
+readonly NVCC_DEB_PATHS
+
+# check_nvcc <entry-name> <dir>: fills NVCC_PROBLEMS; 0 when the entry is complete and its nvcc says
+# it is release X.Y (`nvcc --version` needs no host compiler and no headers).
+NVCC_PROBLEMS=()
+check_nvcc() {
+  local dir=$2 want=${1#nvcc-} p
+  NVCC_PROBLEMS=()
+  for p in "${NVCC_PROGRAMS[@]}"; do
+    is_elf "$dir/bin/$p" && [[ -x $dir/bin/$p ]] || NVCC_PROBLEMS+=("$dir/bin/$p missing or not an executable ELF")
+  done
+  [[ -s $dir/$NVCC_LIBDEVICE ]] || NVCC_PROBLEMS+=("$dir/$NVCC_LIBDEVICE missing")
+  [[ -s $dir/bin/nvcc.profile ]] || NVCC_PROBLEMS+=("$dir/bin/nvcc.profile missing")
+  [[ -f $CACHE/cuda-$want/usr/include/cuda_runtime.h ]] ||
+    NVCC_PROBLEMS+=("$CACHE/cuda-$want/usr/include/cuda_runtime.h missing (the headers nvcc.profile names)")
+  if ((${#NVCC_PROBLEMS[@]} == 0)); then
+    local says
+    says=$("$dir/bin/nvcc" --version 2>&1 || true)
+    [[ $says == *"release $want,"* ]] || NVCC_PROBLEMS+=("$dir/bin/nvcc --version does not say release $want")
+  fi
+  ((${#NVCC_PROBLEMS[@]} == 0))
+}
 
 # check_entry <entry-name> <kind>: prints problems, returns 0 if valid.
 check_entry() {
@@ -135,6 +176,8 @@ check_entry() {
       found=("$dir/$lib.so.$major."*)
       is_elf "${found[0]}" || problems+=("$dir/$lib.so.$major.* missing (libcuda $major needs it)")
     done
+  elif [[ $kind == nvcc ]]; then
+    check_nvcc "$name" "$dir" || problems+=("${NVCC_PROBLEMS[@]}")
   else
     local want=${name#cuda-} h="$dir/usr/include/cuda.h"
     want=$((${want%%.*} * 1000 + ${want#*.} * 10))
@@ -352,6 +395,35 @@ extract_headers() {
   rm -rf "$stage"
 }
 
+# extract_nvcc <dest-dir> <deb>: only the files of NVCC_DEB_PATHS, laid out as NVCC_PROGRAMS /
+# NVCC_LIBDEVICE say, and an nvcc.profile of paths relative to nvcc (the package's is a link to
+# /etc/nvcc.profile, which names /usr paths). The headers are the cache's cuda-<X.Y> entry.
+extract_nvcc() {
+  local dest=$1 deb=$2 version=${1##*/nvcc-} stage members=() k
+  stage=$(mktemp -d "$CACHE/.stage.XXXXXX")
+  mkdir -p "$stage/x" "$stage/out/bin" "$stage/out/$(dirname "$NVCC_LIBDEVICE")"
+  for k in "${!NVCC_DEB_PATHS[@]}"; do members+=("${NVCC_DEB_PATHS[$k]}"); done
+  log "  extracting nvcc, cicc, ptxas, fatbinary, cudafe++ and libdevice from $(basename "$deb")"
+  if ! dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$stage/x" "${members[@]}"; then
+    rm -rf "$stage"
+    die "extracting nvcc from $(basename "$deb") failed"
+  fi
+  for k in "${NVCC_PROGRAMS[@]}"; do mv "$stage/x/${NVCC_DEB_PATHS[$k]}" "$stage/out/bin/$k"; done
+  mv "$stage/x/${NVCC_DEB_PATHS[libdevice]}" "$stage/out/$NVCC_LIBDEVICE"
+  # _HERE_ is nvcc's own directory; INCLUDES names the cache's cuda-<X.Y> headers beside this entry
+  # (a build that cannot see them, e.g. a Bazel sandbox, passes -I itself).
+  cat >"$stage/out/bin/nvcc.profile" <<NVCC_PROFILE
+# Written by cudyn third_party/fetch_deps.sh: nvcc $version from nvidia-cuda-toolkit, outside /usr.
+TOP = \$(_HERE_)/..
+NVVMIR_LIBRARY_DIR = \$(TOP)/$(dirname "$NVCC_LIBDEVICE")
+PATH += \$(_HERE_):
+INCLUDES += "-I\$(TOP)/../cuda-$version/usr/include" \$(_SPACE_)
+NVCC_PROFILE
+  rm -rf "$dest"
+  mv "$stage/out" "$dest"
+  rm -rf "$stage"
+}
+
 fetch_entry() {
   local name=$1 kind=$2 family=$3 spec pkg vre ver debs=() stamp=""
   shift 3
@@ -366,6 +438,9 @@ fetch_entry() {
   done
   if [[ $kind == driver ]]; then
     extract_driver "$CACHE/$name" "${name#drivers/}" "${debs[@]}"
+  elif [[ $kind == nvcc ]]; then
+    extract_nvcc "$CACHE/$name" "${debs[0]}"
+    [[ ${CUDYN_KEEP_DEBS:-0} == 1 ]] || rm -f "${debs[0]}"
   else
     extract_headers "$CACHE/$name" "${debs[0]}"
     [[ ${CUDYN_KEEP_DEBS:-0} == 1 ]] || rm -f "${debs[0]}"

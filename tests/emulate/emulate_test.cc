@@ -8,10 +8,18 @@
 //   was handed (the first bytes, cudynFakeSetCapture) or that it was not called, and the result
 //   must equal cudyn-check's kernel verdict for the same (image, version, sm_90) and the
 //   outcome NVIDIA documents.
+// * The CUDA 11.8 nvcc matrix: images Debian's nvcc 11.8 built (PTX ISA 7.8) through every load
+//   path, at every version a fake driver exists for (10.0-13.0, emulated on the fake 13.0), on
+//   fake sm_80, sm_86 and sm_90 GPUs: the emulated outcome, cudyn-check's kernel verdict (the
+//   library and the `cudyn-check binary --json` program) and the outcome derived from the tables
+//   and NVIDIA's compatibility rules agree; a GPU older drivers do not know is not offered.
 // * The environment: CUDYN_CLAMP_MODE values, and that without the mode nothing is wrapped.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -22,6 +30,7 @@
 
 #include "loader/cudyn.h"
 #include "loader/kernel_rule.h"
+#include "nlohmann/json.hpp"
 #include "tests/fake_driver/fake_driver.h"
 #include "tests/fake_driver/fake_versions.h"
 #include "tests/util/file_bytes.h"
@@ -319,15 +328,15 @@ std::string Handed(const CudynFakeCall* c) {
   return kr::ArchFromNumber(e.arch, '\0').Name(e.kind == 1 ? "compute_" : "sm_");
 }
 
-// cudyn-check's kernel verdict for a fatbin file on sm_90 under `version`: "sm_90",
-// "compute_80" or the error number.
-std::string Verdict(const std::string& file, int version) {
+// cudyn-check's kernel verdict for a fatbin file on `gpu` (sm_90 unless given) under `version`:
+// "sm_90", "compute_80" or the error number.
+std::string Verdict(const std::string& file, int version, const char* gpu = "sm_90") {
   const fatbin::FatbinResult r = fatbin::ReadFatbins(file);
   EXPECT_TRUE(r.ok) << file << ": " << r.error;
   layers::Target t;
   t.cuda_version = version;
   t.has_gpu = true;
-  t.gpu = Arch("sm_90");
+  t.gpu = Arch(gpu);
   const layers::LayerVerdict v = layers::JudgeKernels(layers::AnalyzeKernels(r.info), t);
   if (v.status == layers::Status::kFails) return std::to_string(v.cuda_error);
   return v.image.substr(0, v.image.find(' '));
@@ -559,6 +568,270 @@ TEST(Emulation, GpuTheEmulatedDriverDoesNotKnow) {
       EXPECT_EQ(n, -7);
     }
   }
+}
+
+
+// ---- the CUDA 11.8 nvcc matrix ---------------------------------------------------------------
+// The same kernel built by Debian's CUDA 11.8 nvcc (nvcc118_images.sh) through every load path,
+// at every version a fake driver exists for (each emulated on the fake 13.0 driver by a clamp),
+// on fake sm_80, sm_86 and sm_90 GPUs. The expectation is derived here from the facts alone:
+// the tables in version_tables/inputs (read from the files) and NVIDIA's compatibility rules
+// (CUDA C++ Programming Guide, "Binary Compatibility": SASS sm_AB runs on sm_XY when A == X and
+// B <= Y; PTX compute_AB JITs for sm_XY when AB <= XY, on a driver whose release introduced
+// that PTX ISA or a later one; a driver older than a GPU's first release does not offer it).
+
+struct Facts {
+  std::map<std::string, int> cuda_of_isa;  // "7.8" -> 11080
+  std::map<int, std::string> isa_of_cuda;  // 11080 -> "7.8" (the ISA a release introduced)
+  std::map<int, int> first_cuda_of_gpu;    // 90 -> 11080
+};
+
+const Facts& TableFacts() {
+  static const Facts facts = [] {
+    Facts f;
+    for (const Row& r : ReadTsv("version_tables/inputs/ptx_isa.tsv")) {
+      f.cuda_of_isa[r.key] = CudaOf(r);
+      f.isa_of_cuda[CudaOf(r)] = r.key;
+    }
+    for (const Row& r : ReadTsv("version_tables/inputs/gpu_arch.tsv")) {
+      if (r.key.rfind("sm_", 0) != 0) continue;
+      const std::string isa = std::to_string(r.a) + "." + std::to_string(r.b);
+      f.first_cuda_of_gpu[std::atoi(r.key.c_str() + 3)] = f.cuda_of_isa.at(isa);
+    }
+    return f;
+  }();
+  return facts;
+}
+
+// What an image holds, as nvcc118_images.sh asked nvcc 11.8 for it.
+struct Built {
+  bool ptx;
+  int arch;  // 80 for sm_80 / compute_80
+};
+struct Image118 {
+  const char* name;
+  std::vector<Built> entries;
+  bool bare;  // a bare cubin or PTX file, not a fatbin
+};
+const std::vector<Image118>& Images118() {
+  static const std::vector<Image118> images = {
+      {"sm80.fatbin", {{false, 80}}, false},
+      {"sm86.fatbin", {{false, 86}}, false},
+      {"sm90.fatbin", {{false, 90}}, false},
+      {"ptx80.fatbin", {{true, 80}}, false},
+      {"both.fatbin", {{false, 80}, {true, 80}}, false},
+      {"ptx80.ptx", {{true, 80}}, true},
+      {"sm80.cubin", {{false, 80}}, true},
+      {"sm90.cubin", {{false, 90}}, true},
+  };
+  return images;
+}
+
+std::string Image118Path(const std::string& name) { return "tests/emulate/nvcc118/" + name; }
+
+// nvcc X.Y emits the PTX ISA its release introduced (ptx_isa.tsv): 7.8 for 11.8.
+std::string Nvcc118Isa() { return TableFacts().isa_of_cuda.at(11080); }
+
+bool GpuKnown(int version, int gpu) {
+  const auto& first = TableFacts().first_cuda_of_gpu;
+  return version >= first.at(gpu);
+}
+
+// The documented outcome of loading `image` on sm_<gpu> under a CUDA `version` driver, as the
+// kernel image it runs ("sm_80", "compute_80") or the error ("209", "222"). Whether that driver
+// offers the GPU at all is GpuKnown's answer.
+std::string Expected118(const Image118& image, int version, int gpu) {
+  int best_sass = -1, best_ptx = -1;
+  bool too_new = false;
+  const int isa_cuda = TableFacts().cuda_of_isa.at(Nvcc118Isa());
+  for (const Built& b : image.entries) {
+    if (!b.ptx && b.arch / 10 == gpu / 10 && b.arch % 10 <= gpu % 10) {
+      best_sass = std::max(best_sass, b.arch);
+    } else if (b.ptx && b.arch <= gpu) {
+      if (isa_cuda <= version) {
+        best_ptx = std::max(best_ptx, b.arch);
+      } else {
+        too_new = true;
+      }
+    }
+  }
+  if (best_sass >= 0) return "sm_" + std::to_string(best_sass);
+  if (best_ptx >= 0) return "compute_" + std::to_string(best_ptx);
+  return too_new ? "222" : "209";
+}
+
+// The first CUDA release with cuLibraryLoadData / cuLibraryLoadFromFile (CUDA 12.0's "Library
+// Management" API): an older driver has no such entry.
+constexpr int kLibraryApiFrom = 12000;
+bool IsLibraryPath(const LoadPath& p) { return std::strncmp(p.name, "cuLibrary", 9) == 0; }
+
+TEST(Nvcc118, ImagesAreWhatNvcc118Emits) {
+  // PTX ISA 7.8 (read from the images): the bare PTX's .version and the fatbins' PTX entries.
+  const std::string ptx = ReadAll(Image118Path("ptx80.ptx"));
+  int ma = 0, mi = 0;
+  ASSERT_TRUE(kr::ParsePtxVersion(ptx, &ma, &mi));
+  EXPECT_EQ(std::to_string(ma) + "." + std::to_string(mi), Nvcc118Isa());
+  EXPECT_EQ(Nvcc118Isa(), "7.8");
+  for (const Image118& image : Images118()) {
+    if (image.bare) continue;
+    const fatbin::FatbinResult r = fatbin::ReadFatbins(Image118Path(image.name));
+    ASSERT_TRUE(r.ok) << image.name << ": " << r.error;
+    const layers::KernelLayer k = layers::AnalyzeKernels(r.info);
+    ASSERT_EQ(k.images.size(), image.entries.size()) << image.name;
+    for (const layers::KernelImage& img : k.images) {
+      bool found = false;
+      for (const Built& b : image.entries) {
+        found = found || (b.ptx == img.ptx && b.arch == img.arch.number());
+      }
+      EXPECT_TRUE(found) << image.name << ": " << img.arch.Name(img.ptx ? "compute_" : "sm_");
+      if (img.ptx) {
+        EXPECT_EQ(std::to_string(img.isa_major) + "." + std::to_string(img.isa_minor),
+                  Nvcc118Isa())
+            << image.name;
+      }
+    }
+  }
+  kr::GpuArch arch;
+  const std::string sm80 = ReadAll(Image118Path("sm80.cubin"));
+  ASSERT_TRUE(kr::CubinArch(reinterpret_cast<const uint8_t*>(sm80.data()), sm80.size(), &arch));
+  EXPECT_EQ(arch.number(), 80);
+  const std::string sm90 = ReadAll(Image118Path("sm90.cubin"));
+  ASSERT_TRUE(kr::CubinArch(reinterpret_cast<const uint8_t*>(sm90.data()), sm90.size(), &arch));
+  EXPECT_EQ(arch.number(), 90);
+}
+
+TEST(Nvcc118, EveryLoadPathVersionAndGpuAgreesWithTheVerdictAndTheFacts) {
+  int loads = 0, verdicts = 0, hidden_gpu_rows = 0, missing_entries = 0;
+  for (int version : testing::kFakeCudaVersions) {
+    for (int gpu : {80, 86, 90}) {
+      const std::string gpu_text = std::to_string(gpu);
+      const std::string sm = "sm_" + gpu_text;
+      // One emulated driver per (version, GPU); its call log is reset before each load.
+      Fake f(version, true, gpu_text.c_str());
+      ASSERT_TRUE(f.driver->emulating());
+      {  // Does the emulated driver offer the GPU? As the table says.
+        SCOPED_TRACE(sm + " at " + std::to_string(version));
+        int n = -7;
+        const int init = f.Get<CUresult (*)(unsigned)>(kEntry_cuInit)(0);
+        const int count = f.Get<CUresult (*)(int*)>(kEntry_cuDeviceGetCount)(&n);
+        if (GpuKnown(version, gpu)) {
+          EXPECT_EQ(init, CUDA_SUCCESS);
+          EXPECT_EQ(count, CUDA_SUCCESS);
+          EXPECT_EQ(n, 1);
+        } else {
+          ++hidden_gpu_rows;
+          EXPECT_EQ(init, CUDA_ERROR_NO_DEVICE);
+          EXPECT_EQ(count, CUDA_ERROR_NOT_INITIALIZED);
+          EXPECT_EQ(n, -7);
+        }
+      }
+      for (const Image118& image : Images118()) {
+        const std::string file = Image118Path(image.name);
+        const std::string expected = Expected118(image, version, gpu);
+        const std::string where = std::string(image.name) + " on " + sm + " at " +
+                                  std::to_string(version);
+        if (!image.bare) {
+          // cudyn-check's kernel verdict (the library code the CLI calls) equals the facts.
+          EXPECT_EQ(Verdict(file, version, sm.c_str()), expected) << where;
+          ++verdicts;
+        }
+        const bool error = expected == "209" || expected == "222";
+        // A bare file that runs is handed on whole: its kind, not an entry.
+        const std::string handed =
+            !image.bare || error ? expected : (image.entries[0].ptx ? "ptx" : "cubin");
+        for (const LoadPath& p : kPaths) {
+          if (image.bare && std::strcmp(p.name, "cuModuleLoadFatBinary") == 0) continue;
+          SCOPED_TRACE(where + " via " + p.name);
+          if (IsLibraryPath(p) && version < kLibraryApiFrom) {
+            // A CUDA 11.x driver has no cuLibrary* entry: nothing to load through.
+            EXPECT_EQ(f.driver->Resolve(p.by_file ? kEntry_cuLibraryLoadFromFile
+                                                  : kEntry_cuLibraryLoadData),
+                      nullptr);
+            ++missing_entries;
+            continue;
+          }
+          f.api.reset();
+          Capture(f);
+          std::string bytes = ReadAll(file);
+          if (image.bare) bytes.push_back('\0');  // PTX handed as data is NUL-terminated text
+          const int rc = Load(f, p, file, &bytes);
+          ++loads;
+          if (error) {
+            EXPECT_EQ(std::to_string(rc), expected);
+            EXPECT_EQ(Handed(f.Last(p.handed_to)), "not called");
+            EXPECT_EQ(f.Last(p.name), nullptr);
+          } else if (image.bare && p.by_file) {
+            EXPECT_EQ(rc, CUDA_SUCCESS);
+            const CudynFakeCall* call = f.Last(p.name);
+            ASSERT_NE(call, nullptr);
+            EXPECT_EQ(std::string(reinterpret_cast<const char*>(call->captured)), file);
+          } else {
+            EXPECT_EQ(rc, CUDA_SUCCESS);
+            EXPECT_EQ(Handed(f.Last(p.handed_to)), handed);
+          }
+        }
+      }
+    }
+  }
+  // 12 versions x 3 GPUs: 8 images, 5 fatbins through 10 paths and 3 bare files through 9, the
+  // two cuLibrary* paths only from 12.0.
+  std::printf("nvcc 11.8 matrix: %d loads, %d verdicts, %d (version, GPU) rows without the GPU, "
+              "%d cuLibrary* loads absent below 12.0\n",
+              loads, verdicts, hidden_gpu_rows, missing_entries);
+  EXPECT_GT(loads, 1000);
+}
+
+// The cudyn-check binary itself, `binary --target-version X --gpu sm_80,sm_86,sm_90 --json`, on
+// the object nvcc 11.8 built (sm_80 SASS + compute_80 PTX with its runtime registration), one run
+// per version: its kernels layer for each GPU says what the library verdict says for
+// both.fatbin and what the facts say; it exits 1 when a GPU fails.
+TEST(Nvcc118, CudynCheckBinaryAgrees) {
+  const Image118* both = nullptr;
+  for (const Image118& image : Images118()) {
+    if (std::string(image.name) == "both.fatbin") both = &image;
+  }
+  ASSERT_NE(both, nullptr);
+  int judged = 0;
+  for (int version : testing::kFakeCudaVersions) {
+    const std::string target = std::to_string(version / 1000) + "." +
+                               std::to_string(version % 1000 / 10);
+    SCOPED_TRACE("target " + target);
+    const std::string cmd = "tools/cudyn-check binary " + Image118Path("both.o") +
+                            " --target-version " + target + " --gpu sm_80,sm_86,sm_90 --json";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string out;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    const int status = pclose(pipe);
+    const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << out;
+    std::map<std::string, std::string> said;  // "sm_90" -> "222"
+    for (const auto& l : j["files"][0]["layers"]) {
+      if (l["layer"] != "kernels") continue;
+      const std::string gpu = l["gpu"].get<std::string>();
+      if (l["status"] == "fails") {
+        said[gpu] = std::to_string(l["cuda_error"].get<int>());
+      } else {
+        const std::string image = l["image"].get<std::string>();
+        said[gpu] = image.substr(0, image.find(' '));
+      }
+    }
+    bool any_fails = false;
+    for (int gpu : {80, 86, 90}) {
+      const std::string sm = "sm_" + std::to_string(gpu);
+      const std::string expected = Expected118(*both, version, gpu);
+      ASSERT_EQ(said.count(sm), 1u) << out;
+      EXPECT_EQ(said[sm], expected) << sm;
+      EXPECT_EQ(said[sm], Verdict(Image118Path("both.fatbin"), version, sm.c_str())) << sm;
+      any_fails = any_fails || expected == "209" || expected == "222";
+      ++judged;
+    }
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), any_fails ? 1 : 0);
+  }
+  EXPECT_EQ(judged, static_cast<int>(sizeof testing::kFakeCudaVersions /
+                                     sizeof testing::kFakeCudaVersions[0]) * 3);
 }
 
 }  // namespace
