@@ -14,7 +14,6 @@
 #include <mutex>
 
 #include "loader/internal.h"
-#include "spdlog/spdlog.h"
 
 #include "version_tables/cuda_driver_api.h"
 

@@ -774,6 +774,28 @@ spdlog::logger& Log() {
   return *logger;
 }
 
+namespace {
+
+spdlog::level::level_enum SpdlogLevel(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug: return spdlog::level::debug;
+    case LogLevel::kInfo: return spdlog::level::info;
+    case LogLevel::kWarn: break;
+  }
+  return spdlog::level::warn;
+}
+
+}  // namespace
+
+bool LogEnabled(LogLevel level) noexcept { return Log().should_log(SpdlogLevel(level)); }
+
+void LogText(LogLevel level, const std::string& text) noexcept {
+  try {
+    Log().log(SpdlogLevel(level), "{}", text);
+  } catch (...) {
+  }
+}
+
 void Warn(const std::string& text) noexcept {
   try {
     Log().warn("{}", WithoutPrefix(text));

@@ -29,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 
@@ -400,8 +401,37 @@ std::vector<Planned> ToolkitSearchPlan(const std::string& root,
 
 // --- Logging and environment -------------------------------------------------------------------
 
-// The "cudyn" logger (stderr; level from CUDYN_LOG, default warn). Never throws.
+// The "cudyn" logger (stderr; level from CUDYN_LOG, default warn). Never throws. Only core.cc
+// includes spdlog: header-only spdlog + {fmt} cost every file including them ~8 s of compile per
+// configuration (most of a loader file's), so the other files log through LogAt below.
 spdlog::logger& Log();
+
+enum class LogLevel : uint8_t { kDebug, kInfo, kWarn };
+// Whether the logger writes `level` now (CUDYN_LOG).
+bool LogEnabled(LogLevel level) noexcept;
+// Writes `text` at `level`.
+void LogText(LogLevel level, const std::string& text) noexcept;
+
+inline void AppendLogPiece(std::string* text, const std::string& piece) { *text += piece; }
+inline void AppendLogPiece(std::string* text, const char* piece) {
+  *text += piece != nullptr ? piece : "(null)";
+}
+template <typename Integer, typename = std::enable_if_t<std::is_integral_v<Integer>>>
+void AppendLogPiece(std::string* text, Integer piece) {
+  *text += std::to_string(piece);
+}
+// Logs the concatenation of `pieces` (strings, C strings, integers) when `level` is enabled: no
+// text is built otherwise. Never throws.
+template <typename... Pieces>
+void LogAt(LogLevel level, const Pieces&... pieces) noexcept {
+  if (!LogEnabled(level)) return;
+  try {
+    std::string text;
+    (AppendLogPiece(&text, pieces), ...);
+    LogText(level, text);
+  } catch (...) {  // no memory: nothing logged
+  }
+}
 // Applies CUDYN_LOG; returns a warning text for an unknown value, else "".
 std::string ConfigureLogFromEnvironment();
 // Logs a cudyn text at warn level once, without doubling the "cudyn: " prefix the logger adds.

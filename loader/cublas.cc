@@ -12,7 +12,6 @@
 
 #include "loader/core.h"
 #include "loader/cudart_family.h"
-#include "spdlog/spdlog.h"
 
 namespace cudyn {
 namespace {
@@ -318,9 +317,9 @@ void Cublas::Discover(const CublasOptions& options) {
     return;
   }
   error_ = kCublasSuccess;
-  internal::Log().info("cuBLAS {} (found by {}), version {}, runtime {}, driver {}, cublasLt {}",
-                       path_, CublasSourceName(found_by_), CublasText(version_), cudart_version_,
-                       driver_version_, cublaslt_);
+  internal::LogAt(internal::LogLevel::kInfo, "cuBLAS ", path_, " (found by ",
+                  CublasSourceName(found_by_), "), version ", CublasText(version_), ", runtime ",
+                  cudart_version_, ", driver ", driver_version_, ", cublasLt ", cublaslt_);
 }
 
 void* Cublas::ResolveSlow(int index) {

@@ -13,7 +13,6 @@
 #include <new>
 
 #include "loader/internal.h"
-#include "spdlog/spdlog.h"
 
 namespace cudyn {
 namespace {
@@ -372,9 +371,9 @@ void Runtime::Discover(const RuntimeOptions& options) {
     return;
   }
   error_ = kCudartSuccess;
-  internal::Log().info("runtime {} (found by {}), family {}, CUDA {} ({}), driver {}", path_,
-                       RuntimeSourceName(found_by_), family_, version_, version_source_,
-                       driver_version_);
+  internal::LogAt(internal::LogLevel::kInfo, "runtime ", path_, " (found by ",
+                  RuntimeSourceName(found_by_), "), family ", family_, ", CUDA ", version_, " (",
+                  version_source_, "), driver ", driver_version_);
 }
 
 void* Runtime::ResolveSlow(int index) {

@@ -18,7 +18,6 @@
 #include "loader/cudyn.h"
 #include "loader/cudart_family.h"
 #include "loader/internal.h"
-#include "spdlog/spdlog.h"
 
 namespace cudyn {
 
@@ -239,7 +238,7 @@ void Driver::Discover(const DriverOptions& options) {
   // is this version's, which the tests use); without one there is nothing to emulate.
   emulating_ = emulate.value_or(false) && clamp.has_value();
   if (emulate.value_or(false) && !emulating_) {
-    internal::Log().info("driver emulation asked for, but no clamp is set: off");
+    internal::LogAt(internal::LogLevel::kInfo, "driver emulation asked for, but no clamp is set: off");
   }
   ChooseStrategy();
   driver_code_ = internal::ModuleCodeRanges(dlsym(handle_, "cuDriverGetVersion"));
@@ -256,9 +255,10 @@ void Driver::Discover(const DriverOptions& options) {
     warnings_.push_back("driver emulation needs an adapter instance: off for this driver");
     internal::Warn(warnings_.back());
   }
-  internal::Log().info("driver {} (found by {}), CUDA {}, effective {}, strategy {}{}", path_,
-                       CandidateSourceName(found_by_), cuda_version_, effective_version_,
-                       StrategyName(strategy_), emulating_ ? ", emulating the older driver" : "");
+  internal::LogAt(internal::LogLevel::kInfo, "driver ", path_, " (found by ",
+                  CandidateSourceName(found_by_), "), CUDA ", cuda_version_, ", effective ",
+                  effective_version_, ", strategy ", StrategyName(strategy_),
+                  emulating_ ? ", emulating the older driver" : "");
 }
 
 void Driver::Reject(std::string path, CandidateSource source, Rejection rejection,

@@ -19,7 +19,6 @@
 
 #include "loader/internal.h"
 #include "loader/kernel_rule.h"
-#include "spdlog/spdlog.h"
 
 #include "version_tables/cuda_driver_api.h"
 
@@ -134,11 +133,12 @@ int GpuStateOnce(int id) {
   }
   state = count > 0 && known == 0 ? 2 : 1;
   if (state == 2) {
-    Log().warn("driver emulation: a CUDA {} driver knows none of this machine's GPUs ({}): "
-               "cuInit returns 100, cuDeviceGetCount 3", Effective(id), hidden);
+    LogAt(LogLevel::kWarn, "driver emulation: a CUDA ", Effective(id),
+          " driver knows none of this machine's GPUs (", hidden,
+          "): cuInit returns 100, cuDeviceGetCount 3");
   } else if (!hidden.empty()) {
-    Log().warn("driver emulation: a CUDA {} driver would not know {}; those devices stay "
-               "visible (cudyn does not renumber devices)", Effective(id), hidden);
+    LogAt(LogLevel::kWarn, "driver emulation: a CUDA ", Effective(id), " driver would not know ",
+          hidden, "; those devices stay visible (cudyn does not renumber devices)");
   }
   g_gpu_state[id].store(state, std::memory_order_release);
   return state;
@@ -155,10 +155,10 @@ struct Judged {
 void LogOutcome(int id, const char* what, const char* entry, const kr::GpuArch& gpu,
                 const Judged& j) {
   if (j.error != 0) {
-    Log().info("driver emulation: {} on {}: a CUDA {} driver returns {} ({})", entry, gpu.Name(),
-               Effective(id), j.error, what);
+    LogAt(LogLevel::kInfo, "driver emulation: ", entry, " on ", gpu.Name(), ": a CUDA ",
+          Effective(id), " driver returns ", j.error, " (", what, ")");
   } else {
-    Log().debug("driver emulation: {} on {}: {}", entry, gpu.Name(), what);
+    LogAt(LogLevel::kDebug, "driver emulation: ", entry, " on ", gpu.Name(), ": ", what);
   }
 }
 

@@ -11,7 +11,6 @@
 
 #include "loader/core.h"
 #include "loader/nvrtc_rule.h"
-#include "spdlog/spdlog.h"
 
 namespace cudyn {
 namespace {
@@ -296,9 +295,9 @@ void Nvrtc::Discover(const NvrtcOptions& options) {
     return;
   }
   error_ = kNvrtcSuccess;
-  internal::Log().info("NVRTC {} (found by {}), CUDA {}, PTX ISA {}, driver {}, builtins {}", path_,
-                       NvrtcSourceName(found_by_), version_, IsaText(ptx_isa_), driver_version_,
-                       builtins_);
+  internal::LogAt(internal::LogLevel::kInfo, "NVRTC ", path_, " (found by ",
+                  NvrtcSourceName(found_by_), "), CUDA ", version_, ", PTX ISA ", IsaText(ptx_isa_),
+                  ", driver ", driver_version_, ", builtins ", builtins_);
 }
 
 void* Nvrtc::ResolveSlow(int index) {
