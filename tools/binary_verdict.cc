@@ -243,7 +243,12 @@ MinimumDriver FindMinimumDriver(const BinaryAnalysis& a, const std::vector<layer
   for (const layers::KernelImage& image : a.kernels.images) {
     if (image.ptx) versions.insert(layers::MinDriverForPtxIsa(image.isa_major, image.isa_minor));
   }
+  // A driver older than a GPU does not offer it (kernel_rule::MinDriverForGpu, gpu_arch.tsv).
+  for (const layers::GpuArch& gpu : gpus) {
+    versions.insert(kernel_rule::MinDriverForGpu(layers::GpuArch{gpu.major, gpu.minor, '\0'}));
+  }
   MinimumDriver answer;
+  std::string gpu_reason;  // the GPU the version just below does not offer, if that decided
   answer.version = -1;
   BinaryTarget target;
   target.gpus = gpus;
@@ -261,13 +266,26 @@ MinimumDriver FindMinimumDriver(const BinaryAnalysis& a, const std::vector<layer
                           ShortVersion(a.needs_version());
           break;
         case layers::Layer::kRuntime: answer.reason = RuntimeFindingText(a.runtime); break;
-        case layers::Layer::kKernels: answer.reason = KernelSummaryText(a.kernels); break;
+        case layers::Layer::kKernels:
+          answer.reason = gpu_reason.empty() ? KernelSummaryText(a.kernels) : gpu_reason;
+          break;
         default: break;
       }
       return answer;
     }
     answer.layer = v.deciding_layer;
     answer.reason = v.reason;  // kept when no version runs it: why it fails on the newest
+    gpu_reason.clear();
+    if (v.deciding_layer == layers::Layer::kKernels &&
+        v.cuda_error == layers::kCudaErrorNoDevice) {
+      for (size_t i = 0; i < v.layers.size(); ++i) {
+        const layers::LayerVerdict& l = v.layers[i];
+        if (!l.gpu_not_offered || i >= v.layer_gpus.size()) continue;
+        gpu_reason = v.layer_gpus[i] + " needs a CUDA " +
+                     layers::CudaVersionText(l.gpu_min_driver) + " driver";
+        break;
+      }
+    }
   }
   return answer;
 }

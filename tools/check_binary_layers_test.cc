@@ -14,7 +14,8 @@
 //   lib_selfloaded_sm75  host-only shared library carrying a bare sm_75 fatbin in .nv_fatbin that
 //                  no runtime registers (no .nvFatBinSegment): it would load it itself
 // PTX ISA 9.0 is CUDA 13.0's (version_tables/inputs/ptx_isa.tsv); a runtime of family 13 needs a
-// 13.0 driver. CUDA errors: 35 insufficient driver, 209 no kernel image, 222 unsupported PTX.
+// 13.0 driver. CUDA errors: 35 insufficient driver, 100 no device (the target driver predates the
+// GPU), 209 no kernel image, 222 unsupported PTX.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "loader/kernel_rule.h"
 #include "nlohmann/json.hpp"
 #include "tests/util/runfiles.h"
 #include "tools/testing/run_tool.h"
@@ -304,6 +306,63 @@ TEST(BinaryLayers, SeveralGpus) {
   EXPECT_EQ(f["cuda_error"].get<int>(), 209);  // the first failing GPU in the order given
   ToolRun ok = RunTool({"binary", sm90, "--target-version", "13.0", "--gpu", "sm_90,sm_100"});
   EXPECT_EQ(ok.exit_code, 0) << Describe(ok);
+}
+
+// A driver older than the GPU does not offer it (a real one answers cuInit 100, as the loader's
+// driver emulation does): the kernels fail on that GPU with 100 whatever the file carries, in
+// text and JSON, and the file's minimum driver is the GPU's first. The GPU's first driver comes
+// from the table (gpu_arch.tsv through loader/kernel_rule.h), the target is the release before it.
+TEST(BinaryLayers, GpuTheTargetDriverDoesNotOffer) {
+  const std::string sm90 = Nvcc("lib_sm90");
+  const int first = kernel_rule::MinDriverForGpu(kernel_rule::ArchFromNumber(90, '\0'));
+  ASSERT_GT(first, 10000);
+  const int before = first - 10;  // 11.8 -> 11.7
+  auto text = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  const std::string need = "sm_90 needs a CUDA " + text(first) + " driver: a CUDA " +
+                           text(before) + " driver offers no such device";
+  ExpectVerdict("lib_sm90", sm90, text(before), "sm_90", 1, "kernels", 100);
+
+  ToolRun run = Check(sm90, text(before), "sm_90,sm_80");
+  ASSERT_TRUE(run.json_ok);
+  EXPECT_EQ(run.exit_code, 1) << Describe(run);
+  const Json& f = OnlyFile(run);
+  const Json hidden = LayerOf(f, "kernels", "sm_90");
+  ASSERT_TRUE(hidden.is_object()) << f.dump();
+  EXPECT_EQ(hidden["status"], "fails");
+  EXPECT_EQ(hidden["cuda_error"], 100);
+  EXPECT_EQ(hidden["cuda_error_name"], "cudaErrorNoDevice");
+  EXPECT_EQ(hidden["gpu_offered"], false);
+  EXPECT_EQ(hidden["gpu_min_driver"], first);
+  EXPECT_EQ(hidden["min_driver"], first);  // its sm_90 SASS runs from there
+  EXPECT_TRUE(hidden["image"].is_null());
+  EXPECT_EQ(hidden["reason"], need);
+  // sm_80 is offered (and has no image here: 209); the first failing GPU decides.
+  const Json offered = LayerOf(f, "kernels", "sm_80");
+  EXPECT_EQ(offered["gpu_offered"], true);
+  EXPECT_EQ(offered["cuda_error"], 209);
+  EXPECT_EQ(f["cuda_error"], 100);
+  EXPECT_EQ(f["cuda_error_name"], "cudaErrorNoDevice");
+  EXPECT_EQ(f["reason"], "kernels: " + need + " -> 100 cudaErrorNoDevice");
+  EXPECT_TRUE(LayerOf(f, "runtime")["gpu_offered"].is_null());
+
+  // The oldest driver that runs it on sm_90 is the GPU's first (its SASS runs there).
+  const Json m = OnlyFile(Check(sm90, text(first), "sm_90"));
+  EXPECT_EQ(m["verdict"], "compatible") << m.dump();
+  EXPECT_EQ(LayerOf(m, "kernels", "sm_90")["gpu_offered"], true);
+  EXPECT_EQ(LayerOf(m, "kernels", "sm_90")["gpu_min_driver"], first);
+  EXPECT_EQ(m["minimum_driver"]["version"], first) << m.dump();
+  EXPECT_EQ(m["minimum_driver"]["layer"], "kernels");
+  EXPECT_EQ(m["minimum_driver"]["reason"], "sm_90 needs a CUDA " + text(first) + " driver");
+
+  ToolRun human = RunTool({"binary", sm90, "--target-version", text(before), "--gpu", "sm_90"});
+  EXPECT_EQ(human.exit_code, 1);
+  EXPECT_NE(human.out.find("    -> fails on sm_90 (100 cudaErrorNoDevice): " + need + "\n"),
+            std::string::npos)
+      << human.out;
+  EXPECT_NE(human.out.find("  verdict: incompatible: kernels: " + need +
+                           " -> 100 cudaErrorNoDevice\n"),
+            std::string::npos)
+      << human.out;
 }
 
 TEST(BinaryLayers, MalformedGpuIsAUsageError) {

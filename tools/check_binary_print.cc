@@ -89,6 +89,9 @@ Json LayerJson(const layers::LayerVerdict& l, const std::string& gpu) {
   j["image"] = l.image.empty() ? Json() : Json(l.image);
   j["reason"] = l.reason;
   j["with_cudyn"] = l.with_cudyn.empty() ? Json() : Json(l.with_cudyn);
+  // Kernels on a GPU: does the target driver offer it at all, and from which driver on.
+  j["gpu_offered"] = gpu.empty() ? Json() : Json(!l.gpu_not_offered);
+  j["gpu_min_driver"] = l.gpu_min_driver > 0 ? Json(l.gpu_min_driver) : Json();
   return j;
 }
 

@@ -376,10 +376,26 @@ TEST(CudynCheckFindings, CompatLibraryInUse) {
 
 const Json& OnlyFile(const ToolRun& run) { return run.json["files"][0]; }
 
-TEST(CudynCheckBinary, Cuda13ProgramNeeds12020) {
+// The driver version an entry needs, from the generated table (version_tables/api_table.h): the
+// mem_advise programs import cuMemAdvise_v2 (CUDA 13.0 headers) or cuMemAdvise (11.8 headers),
+// and the tests follow the table's answer for those names. 0 when the table lacks the entry.
+int AbiVersion(const char* symbol) {
+  const int e = FindEntry(symbol);
+  return e < 0 ? 0 : kEntries[e].abi_version;
+}
+// 12020 -> "12.2", as the CLI writes a version.
+std::string Dotted(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+// A target below what cuMemAdvise_v2 needs and at least what cuMemAdvise needs (test input).
+constexpr int kOldTarget = 11040;
+
+TEST(CudynCheckBinary, Cuda13ProgramNeedsCuMemAdviseV2sVersion) {
+  const int needs = AbiVersion("cuMemAdvise_v2");
+  ASSERT_GT(needs, kOldTarget);
   std::string program = Program("mem_advise_cuda13");
   ASSERT_FALSE(program.empty());
-  ToolRun old = RunTool({"binary", program, "--target-version", "11040", "--json"});
+  ToolRun old =
+      RunTool({"binary", program, "--target-version", std::to_string(kOldTarget), "--json"});
   EXPECT_EQ(old.exit_code, 1) << Describe(old);
   ASSERT_TRUE(old.json_ok) << Describe(old);
   const Json& f = OnlyFile(old);
@@ -387,7 +403,7 @@ TEST(CudynCheckBinary, Cuda13ProgramNeeds12020) {
   EXPECT_FALSE(f["links_cudyn"].get<bool>());
   EXPECT_EQ(f["elf_class"].get<int64_t>(), 64);
   EXPECT_EQ(f["machine"].get<std::string>(), "x86-64");
-  EXPECT_EQ(f["needs_version"].get<int64_t>(), 12020);
+  EXPECT_EQ(f["needs_version"].get<int64_t>(), needs);
   EXPECT_EQ(f["verdict"].get<std::string>(), "incompatible");
   ASSERT_EQ(f["too_new"].size(), 1u);
   EXPECT_EQ(f["too_new"][0].get<std::string>(), "cuMemAdvise_v2");
@@ -395,35 +411,41 @@ TEST(CudynCheckBinary, Cuda13ProgramNeeds12020) {
   for (const Json& imp : f["imports"]) {
     if (imp["symbol"].get<std::string>() == "cuMemAdvise_v2") {
       saw_advise = true;
-      EXPECT_EQ(imp["abi_version"].get<int64_t>(), 12020);
+      EXPECT_EQ(imp["abi_version"].get<int64_t>(), needs);
       EXPECT_EQ(imp["base"].get<std::string>(), "cuMemAdvise");
       EXPECT_FALSE(imp["satisfied"].get<bool>());
     }
   }
   EXPECT_TRUE(saw_advise);
-  ToolRun now = RunTool({"binary", program, "--target-version", "12020", "--json"});
+  ToolRun now = RunTool({"binary", program, "--target-version", std::to_string(needs), "--json"});
   EXPECT_EQ(now.exit_code, 0) << Describe(now);
   EXPECT_EQ(OnlyFile(now)["verdict"].get<std::string>(), "compatible");
-  ToolRun dotted = RunTool({"binary", program, "--target-version", "12.2"});
+  ToolRun dotted = RunTool({"binary", program, "--target-version", Dotted(needs)});
   EXPECT_EQ(dotted.exit_code, 0) << Describe(dotted);
-  EXPECT_NE(dotted.out.find("needs 12.2 (12020)"), std::string::npos) << dotted.out;
+  EXPECT_NE(dotted.out.find("needs " + Dotted(needs) + " (" + std::to_string(needs) + ")"),
+            std::string::npos)
+      << dotted.out;
 }
 
-TEST(CudynCheckBinary, Cuda118ProgramNeeds8000) {
+TEST(CudynCheckBinary, Cuda118ProgramNeedsCuMemAdvisesVersion) {
+  const int needs = AbiVersion("cuMemAdvise");
+  ASSERT_GT(needs, 0);
+  ASSERT_LE(needs, kOldTarget);
   std::string program = Program("mem_advise_cuda11_8");
   ASSERT_FALSE(program.empty());
-  ToolRun run = RunTool({"binary", program, "--target-version", "11040", "--json"});
+  ToolRun run =
+      RunTool({"binary", program, "--target-version", std::to_string(kOldTarget), "--json"});
   EXPECT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok);
   const Json& f = OnlyFile(run);
-  EXPECT_EQ(f["needs_version"].get<int64_t>(), 8000);
+  EXPECT_EQ(f["needs_version"].get<int64_t>(), needs);
   EXPECT_EQ(f["verdict"].get<std::string>(), "compatible");
   bool saw_advise = false;
   for (const Json& imp : f["imports"]) {
     EXPECT_NE(imp["symbol"].get<std::string>(), "cuMemAdvise_v2");
     if (imp["symbol"].get<std::string>() == "cuMemAdvise") {
       saw_advise = true;
-      EXPECT_EQ(imp["abi_version"].get<int64_t>(), 8000);
+      EXPECT_EQ(imp["abi_version"].get<int64_t>(), needs);
     }
   }
   EXPECT_TRUE(saw_advise);
@@ -431,13 +453,20 @@ TEST(CudynCheckBinary, Cuda118ProgramNeeds8000) {
 
 TEST(CudynCheckBinary, TargetFromTheDriver) {
   std::string program = Program("mem_advise_cuda13");
-  // 535 is 12.2: compatible; clamped to 11.4 or on 470: incompatible.
+  // 535 (the table's CUDA version of it) provides cuMemAdvise_v2: compatible; clamped to 11.4 or
+  // on 470: incompatible.
+  const int needs = AbiVersion("cuMemAdvise_v2");
+  const int cuda535 = ::cudyn::testing::RealDriverCuda(535);
+  ASSERT_GE(cuda535, needs);
+  ASSERT_LT(::cudyn::testing::RealDriverCuda(470), needs);
+  ASSERT_LT(kOldTarget, needs);
   ToolRun on535 = RunTool({"binary", program, "--driver", DriverPath(535), "--json"});
   EXPECT_EQ(on535.exit_code, 0) << Describe(on535);
-  EXPECT_EQ(on535.json["target"]["version"].get<int64_t>(), 12020);
+  EXPECT_EQ(on535.json["target"]["version"].get<int64_t>(), cuda535);
   EXPECT_EQ(on535.json["target"]["source"].get<std::string>(), "driver");
   ToolRun clamped = RunTool(
-      {"binary", program, "--driver", DriverPath(535), "--max-cuda-version", "11.4", "--json"});
+      {"binary", program, "--driver", DriverPath(535), "--max-cuda-version", Dotted(kOldTarget),
+       "--json"});
   EXPECT_EQ(clamped.exit_code, 1) << Describe(clamped);
   ToolRun on470 = RunTool({"binary", program, "--driver", DriverPath(470)});
   EXPECT_EQ(on470.exit_code, 1) << Describe(on470);
@@ -531,13 +560,14 @@ TEST(CudynCheckBinary, MalformedFilesExit2WithAMessage) {
   }
   // Bad files do not stop the others; the worst exit code wins (2 over 1 over 0).
   ToolRun mixed = RunTool({"binary", dir + "/empty", Program("mem_advise_cuda13"),
-                       Program("mem_advise_cuda11_8"), "--target-version", "11040", "--json"});
+                       Program("mem_advise_cuda11_8"), "--target-version",
+                       std::to_string(kOldTarget), "--json"});
   EXPECT_EQ(mixed.exit_code, 2) << Describe(mixed);
   ASSERT_EQ(mixed.json["files"].size(), 3u);
   EXPECT_EQ(mixed.json["files"][1]["verdict"].get<std::string>(), "incompatible");
   EXPECT_EQ(mixed.json["files"][2]["verdict"].get<std::string>(), "compatible");
   ToolRun one_bad = RunTool({"binary", Program("mem_advise_cuda13"), Program("mem_advise_cuda11_8"),
-                         "--target-version", "11040"});
+                         "--target-version", std::to_string(kOldTarget)});
   EXPECT_EQ(one_bad.exit_code, 1) << Describe(one_bad);
 }
 
@@ -545,10 +575,12 @@ TEST(CudynCheckBinary, OneGiBSparseFileParses) {
   std::string path = ::cudyn::testing::MakeTempDir("big") + "/big.elf";
   WriteFile(path, ReadFile(Program("mem_advise_cuda13")));
   ASSERT_EQ(truncate(path.c_str(), 1LL << 30), 0);
-  ToolRun run = RunTool({"binary", path, "--target-version", "12020", "--json"});
+  const int needs = AbiVersion("cuMemAdvise_v2");
+  ASSERT_GT(needs, 0);
+  ToolRun run = RunTool({"binary", path, "--target-version", std::to_string(needs), "--json"});
   EXPECT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok);
-  EXPECT_EQ(OnlyFile(run)["needs_version"].get<int64_t>(), 12020);
+  EXPECT_EQ(OnlyFile(run)["needs_version"].get<int64_t>(), needs);
   EXPECT_EQ(OnlyFile(run)["verdict"].get<std::string>(), "compatible");
 }
 

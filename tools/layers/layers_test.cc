@@ -312,8 +312,67 @@ TEST(Verdict, ArchSpecificVersusFamily) {
   EXPECT_EQ(JudgeKernels(k, On(12000, "sm_90")).status, Status::kOk);
   EXPECT_EQ(JudgeKernels(k, On(13000, "sm_100")).cuda_error, 209);
   k.images[0].arch.variant = '\0';
-  EXPECT_EQ(JudgeKernels(k, On(12000, "sm_100")).status, Status::kOk);
-  EXPECT_EQ(JudgeKernels(k, On(11080, "sm_100")).cuda_error, 222);
+  // compute_90 PTX (ISA 8.0, CUDA 12.0) JITs for sm_100 on a driver that offers sm_100; one
+  // older than the GPU (gpu_arch.tsv) has no such device (100), whatever the PTX.
+  const int sm100_from = kernel_rule::MinDriverForGpu(GpuArch{10, 0, '\0'});
+  ASSERT_GT(sm100_from, 12000);
+  EXPECT_EQ(JudgeKernels(k, On(sm100_from, "sm_100")).status, Status::kOk);
+  EXPECT_EQ(JudgeKernels(k, On(12000, "sm_100")).cuda_error, 100);
+  EXPECT_EQ(JudgeKernels(k, On(11080, "sm_100")).cuda_error, 100);
+  k.images[0].isa_major = 9;  // ISA 9.0: a 13.0 driver's
+  EXPECT_EQ(JudgeKernels(k, On(12080, "sm_100")).cuda_error, 222);
+}
+
+// A driver older than the GPU does not offer it (kernel_rule::DriverKnowsGpu, gpu_arch.tsv; a real
+// one answers cuInit 100): the kernels fail with 100 whatever the images; the layer's minimum
+// driver is the GPU's first, unless the images need more there (too-new PTX: its driver) or
+// nothing runs on the GPU at all (0).
+TEST(Verdict, GpuTheTargetDriverDoesNotOffer) {
+  const GpuArch sm90{9, 0, '\0'};
+  const int first = kernel_rule::MinDriverForGpu(sm90);
+  ASSERT_GT(first, 11000);
+  const int before = first - 10;
+  const auto text = [](int v) { return CudaVersionText(v); };
+  KernelLayer k;
+  k.has_device_code = true;
+  k.entries = 1;
+  k.images.push_back(KernelImage{false, sm90, 0, 0, 1, 0});  // sm_90 SASS
+  LayerVerdict v = JudgeKernels(k, On(before, "sm_90"));
+  EXPECT_EQ(v.status, Status::kFails);
+  EXPECT_EQ(v.cuda_error, kCudaErrorNoDevice);
+  EXPECT_EQ(v.cuda_error, 100);
+  EXPECT_STREQ(CudaErrorName(v.cuda_error), "cudaErrorNoDevice");
+  EXPECT_TRUE(v.gpu_not_offered);
+  EXPECT_EQ(v.gpu_min_driver, first);
+  EXPECT_EQ(v.min_driver, first);
+  EXPECT_TRUE(v.image.empty());
+  EXPECT_EQ(v.reason, "sm_90 needs a CUDA " + text(first) + " driver: a CUDA " + text(before) +
+                          " driver offers no such device");
+  // From the GPU's first driver on, the images decide again.
+  v = JudgeKernels(k, On(first, "sm_90"));
+  EXPECT_EQ(v.status, Status::kOk);
+  EXPECT_FALSE(v.gpu_not_offered);
+  EXPECT_EQ(v.gpu_min_driver, first);
+  // Only PTX too new for the GPU's first driver: that PTX's driver is the minimum.
+  k.images[0] = KernelImage{true, sm90, 9, 0, 1, 0};
+  v = JudgeKernels(k, On(before, "sm_90"));
+  EXPECT_EQ(v.cuda_error, 100);
+  EXPECT_EQ(v.min_driver, MinDriverForPtxIsa(9, 0));
+  // Nothing for the GPU at all: no driver runs it.
+  k.images[0] = KernelImage{false, GpuArch{8, 0, '\0'}, 0, 0, 1, 0};
+  v = JudgeKernels(k, On(before, "sm_90"));
+  EXPECT_EQ(v.cuda_error, 100);
+  EXPECT_EQ(v.min_driver, 0);
+  // A GPU every driver knows, or one the table does not know: offered, judged by the images.
+  v = JudgeKernels(k, On(before, "sm_80"));
+  EXPECT_EQ(v.status, Status::kOk);
+  EXPECT_FALSE(v.gpu_not_offered);
+  EXPECT_EQ(JudgeKernels(k, On(10000, "sm_60")).cuda_error, 209);
+  EXPECT_EQ(JudgeKernels(k, On(10000, "sm_990")).cuda_error, 209);
+  // No GPU given: nothing about GPUs is decided.
+  v = JudgeKernels(k, On(before, nullptr));
+  EXPECT_FALSE(v.gpu_not_offered);
+  EXPECT_EQ(v.gpu_min_driver, 0);
 }
 
 TEST(Verdict, SeveralGencodes) {

@@ -1,5 +1,7 @@
 #include "tools/layers/verdict.h"
 
+#include <algorithm>
+
 #include "loader/cudart_family.h"
 
 namespace cudyn {
@@ -22,6 +24,7 @@ const char* LayerName(Layer l) {
 const char* CudaErrorName(int error) {
   switch (error) {
     case kCudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
+    case kCudaErrorNoDevice: return "cudaErrorNoDevice";
     case kCudaErrorNoKernelImage: return "cudaErrorNoKernelImageForDevice";
     case kCudaErrorUnsupportedPtxVersion: return "cudaErrorUnsupportedPtxVersion";
     default: return "";
@@ -40,6 +43,20 @@ const char* StatusName(Status s) {
 namespace {
 
 std::string IsaText(int ma, int mi) { return std::to_string(ma) + "." + std::to_string(mi); }
+
+std::vector<kernel_rule::Image> RuleImages(const KernelLayer& k) {
+  std::vector<kernel_rule::Image> images;
+  images.reserve(k.images.size());
+  for (const auto& img : k.images) {
+    kernel_rule::Image r;
+    r.ptx = img.ptx;
+    r.arch = img.arch;
+    r.isa_major = img.isa_major;
+    r.isa_minor = img.isa_minor;
+    images.push_back(r);
+  }
+  return images;
+}
 
 }  // namespace
 
@@ -93,10 +110,39 @@ LayerVerdict JudgeRuntime(const RuntimeLayer& rt, const Target& target) {
 LayerVerdict JudgeKernels(const KernelLayer& k, const Target& target) {
   LayerVerdict v;
   v.layer = Layer::kKernels;
+  const GpuArch plain{target.gpu.major, target.gpu.minor, '\0'};
+  if (target.has_gpu) v.gpu_min_driver = std::max(0, kernel_rule::MinDriverForGpu(plain));
   if (!k.has_device_code) {
     v.status = Status::kNotApplicable;
     v.reason = "no device code";
     return v;
+  }
+  if (target.has_gpu) {
+    // A driver older than the GPU does not offer it (cuInit 100, as the loader's driver
+    // emulation answers): no image runs, whatever the file carries. The same rule the emulation
+    // calls (loader/kernel_rule.h, gpu_arch.tsv).
+    if (!kernel_rule::DriverKnowsGpu(target.cuda_version, plain)) {
+      const int first = v.gpu_min_driver;
+      v.status = Status::kFails;
+      v.cuda_error = kCudaErrorNoDevice;
+      v.gpu_not_offered = true;
+      // The oldest driver this layer accepts: the GPU's first, unless the images need more
+      // there (PTX too new: its driver; nothing usable on the GPU: none, 0).
+      v.min_driver = first;
+      if (!k.self_loaded) {
+        const std::vector<kernel_rule::Image> images = RuleImages(k);
+        const kernel_rule::Choice at_first =
+            kernel_rule::ChooseImage(images.data(), images.size(), first, plain);
+        if (at_first.error == kernel_rule::kUnsupportedPtxVersion) {
+          v.min_driver = at_first.min_driver;
+        } else if (at_first.error != 0) {
+          v.min_driver = 0;
+        }
+      }
+      v.reason = plain.Name() + " needs a CUDA " + CudaVersionText(first) + " driver: a CUDA " +
+                 CudaVersionText(target.cuda_version) + " driver offers no such device";
+      return v;
+    }
   }
   if (k.self_loaded) {
     // Which image it loads, on which GPU, is the file's own choice: nothing to decide here.
@@ -132,18 +178,9 @@ LayerVerdict JudgeKernels(const KernelLayer& k, const Target& target) {
     v.reason = "depends on the GPU (no GPU given)";
     return v;
   }
-  const GpuArch gpu{target.gpu.major, target.gpu.minor, '\0'};
+  const GpuArch& gpu = plain;
   // The shared rule (loader/kernel_rule.h): the same choice the loader's driver emulation makes.
-  std::vector<kernel_rule::Image> images;
-  images.reserve(k.images.size());
-  for (const auto& img : k.images) {
-    kernel_rule::Image r;
-    r.ptx = img.ptx;
-    r.arch = img.arch;
-    r.isa_major = img.isa_major;
-    r.isa_minor = img.isa_minor;
-    images.push_back(r);
-  }
+  const std::vector<kernel_rule::Image> images = RuleImages(k);
   const kernel_rule::Choice choice =
       kernel_rule::ChooseImage(images.data(), images.size(), target.cuda_version, gpu);
   if (choice.error == 0) {

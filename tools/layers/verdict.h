@@ -6,6 +6,9 @@
 // * Runtime: min_driver > target -> fails with 35 (cudaErrorInsufficientDriver). A dynamic
 //   libcudart.so.13 (the API cudyn's runtime drop-in serves) then gets `with_cudyn`: the runtime
 //   families the target can run instead, through `cudyn run --cudart`.
+// * Kernels, for a GPU sm_XY that the target driver does not offer (its release predates the
+//   GPU: kernel_rule::DriverKnowsGpu, from gpu_arch.tsv; sm_90 from 11.8, sm_100 from 12.8):
+//   fails with 100 (cudaErrorNoDevice), as that driver's cuInit answers, whatever the images.
 // * Kernels, for a GPU sm_XY: runs if some SASS can execute there — plain sm_AB: A == X and
 //   B <= Y; sm_ABa: exactly sm_XY == sm_AB; sm_ABf (family, CUDA 12.9+): A == X and B <= Y —
 //   else if some PTX can be JIT-compiled there — compute_AB: AB <= XY; compute_ABa: AB == XY;
@@ -37,6 +40,7 @@ enum class Layer { kNone, kDriverApi, kRuntime, kKernels, kDependencies };
 enum class Status { kOk, kFails, kUnknown, kNotApplicable };
 
 constexpr int kCudaErrorInsufficientDriver = 35;
+constexpr int kCudaErrorNoDevice = 100;  // the target driver does not offer the GPU
 constexpr int kCudaErrorNoKernelImage = 209;
 constexpr int kCudaErrorUnsupportedPtxVersion = 222;
 
@@ -49,13 +53,18 @@ struct Target {
 struct LayerVerdict {
   Layer layer = Layer::kNone;
   Status status = Status::kNotApplicable;
-  int cuda_error = 0;  // 35 / 209 / 222 when it fails
+  int cuda_error = 0;  // 35 / 100 / 209 / 222 when it fails
   int min_driver = 0;  // the oldest driver this layer accepts (0: none / depends on the GPU)
   std::string reason;  // one line, e.g. "runs sm_90 SASS" / "PTX ISA 9.0 needs CUDA 13.0"
   std::string image;   // the image that runs: "sm_90", "compute_80 (JIT, PTX ISA 9.0)"
   // How cudyn makes this failing layer run, where it can ("" otherwise): a program that needs
   // libcudart.so.13 on an older driver runs under `cudyn run --cudart` on a runtime it supports.
   std::string with_cudyn;
+  // Kernels judged for a GPU: the oldest driver that offers it (11080 for sm_90; 0 when every
+  // driver does or the table does not know the arch), and whether the target driver does not
+  // (it predates the GPU: the layer then fails with 100 whatever the images).
+  int gpu_min_driver = 0;
+  bool gpu_not_offered = false;
 };
 
 struct FileVerdict {
@@ -81,7 +90,7 @@ using kernel_rule::SassRunsOn;
 
 const char* LayerName(Layer l);
 const char* StatusName(Status s);
-// 35 -> "cudaErrorInsufficientDriver", 209, 222; "" for others.
+// 35 -> "cudaErrorInsufficientDriver", 100, 209, 222; "" for others.
 const char* CudaErrorName(int error);
 // 12080 -> "12.8"
 std::string CudaVersionText(int v);
