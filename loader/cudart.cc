@@ -404,7 +404,8 @@ internal::Binding RuntimePolicy::Bind(void* self, int index, internal::BindMode)
   }
   if ((index == kCudart_cudaGetLastError || index == kCudart_cudaPeekAtLastError) &&
       rt.family_ < 13 && rt.Symbol(CudartSymbol(index).data()) != nullptr) {
-    // Before 13.0 entries can be missing; their answer is reported as the runtime's last error.
+    // Before 13.0 entries can be missing, served from the driver or composed: what they answer
+    // is the thread's last error too (the overlay, cudart_adapters.cc).
     binding.fn = internal::CudartLastErrorFunction(index == kCudart_cudaGetLastError,
                                                    rt.adapter_instance_);
     if (binding.fn != nullptr) {
@@ -438,8 +439,8 @@ std::string RuntimePolicy::AdapterText(const void* self, int index) {
   }
   if ((index == kCudart_cudaGetLastError || index == kCudart_cudaPeekAtLastError) &&
       CudartRuleFor(index, rt.family_).adapter == CudartAdapter::kNone) {
-    return std::string(CudartSymbol(index)) + " reports the runtime's last error, else the " +
-           "answer cudyn gave for a missing entry, over " + rt.path_;
+    return std::string(CudartSymbol(index)) + " reports the most recent of the runtime's last " +
+           "error and the one of the paths cudyn serves itself, over " + rt.path_;
   }
   return std::string(CudartSymbol(index)) + " served by adapter " +
          CudartAdapterName(CudartRuleFor(index, rt.family_).adapter) + " on " + rt.path_ +

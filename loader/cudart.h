@@ -10,6 +10,8 @@
 //         answers here); 801 cudaErrorNotSupported where it is not (missing_result(index))
 //      801 cudaErrorNotSupported  an adapter cannot express the caller's arguments
 //    Errors of the runtime itself (35 insufficient driver, 100 no device, ...) pass through.
+//    What a path cudyn serves itself answers is the thread's last error, as the runtime records
+//    its own: cudaGetLastError / cudaPeekAtLastError report the most recent of the two.
 //  * Choice: an explicit path (option, then CUDYN_CUDART_PATH; absolute only, ignored under
 //    AT_SECURE) is taken as it is. Otherwise an already-loaded libcudart the driver supports,
 //    then the newest family the driver supports (13 needs a 13.0 driver, 12 a 12.0, 11 an 11.0,
@@ -250,9 +252,11 @@ void ForgetCudartModule(void** module) noexcept;
 // The device name registered for `host_function`, or nullptr.
 const char* RegisteredCudartFunctionName(const void* host_function) noexcept;
 
-// The drop-in answered `result` (35 or 801) for an entry no path serves on this thread: what a
-// real runtime records as its last error, so cudaGetLastError / cudaPeekAtLastError report it
-// (on runtimes before 13.0, where entries can be missing) until cudaGetLastError resets it.
+// The drop-in answered `result` (35 or 801) for an entry no path serves on this thread: recorded
+// in the default runtime's last-error overlay, as every failing path cudyn serves itself records
+// its error (driver-served and composed entries, an adapter's refusal), so cudaGetLastError /
+// cudaPeekAtLastError report it (on runtimes before 13.0, where such paths exist) until a later
+// error replaces it or cudaGetLastError resets it.
 void NoteCudartMissingAnswer(int result) noexcept;
 
 // The default runtime's slots and slow path, for the drop-in's trampolines.

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +35,66 @@ namespace {
 constexpr int kMaxCudartInstances = 8;
 InstanceRegistry<Runtime, kMaxCudartInstances> g_cudart_instances;
 
+// ---- the last-error overlay: what cudyn-served paths answered, as a runtime keeps its last error
+// A real runtime records each failing call's error as the calling thread's last error of that
+// runtime instance (cuda_runtime_api.h, cudaGetLastError / cudaPeekAtLastError). Entries cudyn
+// serves itself (driver-served, composed, an adapter's refusal, an entry no path serves) never
+// reach the chosen runtime's bookkeeping, so cudyn keeps their error here: per thread and per
+// runtime instance (an epoch per instance id forgets what an earlier Runtime of that id left).
+// Ordering: recording an error first clears the runtime's own last error (it is older, and a real
+// runtime keeps only the latest), so a non-zero runtime error seen later was recorded after
+// cudyn's and wins; cudaGetLastError clears both. Only these paths and the two last-error calls
+// touch it: native entries never do.
+struct OverlayError {
+  unsigned epoch;
+  int error;
+};
+thread_local OverlayError t_overlay[kMaxCudartInstances];
+std::atomic<unsigned> g_overlay_epoch[kMaxCudartInstances];
+
+// What a runtime records (driver_types.h): every error but cudaErrorNotReady (600), which "is
+// not actually an error" (cudaStreamQuery / cudaEventQuery report work still running with it).
+constexpr bool RecordedAsLastError(int error) {
+  return error != cudaSuccess && error != cudaErrorNotReady;
+}
+// The sticky errors: those driver_types.h says leave "the process in an inconsistent state" where
+// "any further CUDA work will return the same error". Once recorded, cudaGetLastError reports them
+// without clearing them, and no later error of cudyn's replaces them.
+constexpr int kStickyErrors[] = {226, 700, 702, 714, 715, 716, 717, 718, 719, 911};
+#if CUDART_VERSION >= 13000
+static_assert(cudaErrorContained == 226 && cudaErrorIllegalAddress == 700 &&
+                  cudaErrorLaunchTimeout == 702 && cudaErrorHardwareStackError == 714 &&
+                  cudaErrorIllegalInstruction == 715 && cudaErrorMisalignedAddress == 716 &&
+                  cudaErrorInvalidAddressSpace == 717 && cudaErrorInvalidPc == 718 &&
+                  cudaErrorLaunchFailure == 719 && cudaErrorExternalDevice == 911,
+              "the sticky errors of the 13.0 driver_types.h");
+#endif
+constexpr bool IsStickyError(int error) {
+  for (int sticky : kStickyErrors) {
+    if (sticky == error) return true;
+  }
+  return false;
+}
+
+// This thread's overlay error of instance `id` (0 when none or left by an earlier Runtime).
+OverlayError* Overlay(int id) {
+  if (id < 0 || id >= kMaxCudartInstances) return nullptr;
+  OverlayError* o = &t_overlay[id];
+  const unsigned epoch = g_overlay_epoch[id].load(std::memory_order_acquire);
+  if (o->epoch != epoch) *o = OverlayError{epoch, cudaSuccess};
+  return o;
+}
+
+void RecordOverlay(Runtime* rt, int id, int error) noexcept {
+  if (rt == nullptr || !RecordedAsLastError(error)) return;
+  OverlayError* o = Overlay(id);
+  if (o == nullptr || IsStickyError(o->error)) return;
+  // The runtime's own last error is older than this one: cleared, so that one it records later
+  // is known to be newer.
+  if (auto reset = reinterpret_cast<int (*)()>(rt->Symbol("cudaGetLastError"))) reset();
+  o->error = error;
+}
+
 #if CUDYN_CUDART_ADAPTERS
 
 template <typename Fn>
@@ -46,8 +107,18 @@ Fn Old(Runtime* rt, const char* name) {
 #define CUDYN_MISSING static_cast<cudaError_t>(kCudartErrorSymbolNotFound)
 
 cudaError_t CannotExpress(Runtime* rt, int index, const char* why) {
-  if (rt != nullptr) rt->NoteAdapterCannotExpress(index, why);
+  if (rt != nullptr) {
+    rt->NoteAdapterCannotExpress(index, why);
+    RecordOverlay(rt, rt->adapter_instance(), cudaErrorNotSupported);
+  }
   return cudaErrorNotSupported;
+}
+
+// An answer of a path cudyn serves itself (instance I), recorded as the last error when it fails.
+template <int I>
+cudaError_t Served(cudaError_t rc) {
+  if (rc != cudaSuccess) RecordOverlay(CudartAdapterRuntime(I), I, rc);
+  return rc;
 }
 
 // cudaMemLocation -> the device ordinal / cudaCpuDeviceId 11.x takes.
@@ -523,8 +594,9 @@ cudaError_t GetDriverEntryPointStatusImpl(const char* symbol, void** funcPtr,
   using Fn = cudaError_t (*)(const char*, void**, unsigned long long);
   auto fn = Old<Fn>(rt, kPtsz ? "cudaGetDriverEntryPoint_ptsz" : "cudaGetDriverEntryPoint");
   if (rt == nullptr) return CUDYN_NO_RUNTIME;
+  // The runtime's own answer, or cudyn's (recorded as the runtime would record it).
   cudaError_t rc = fn != nullptr ? fn(symbol, funcPtr, flags)
-                                 : DriverEntryPoint(*rt, symbol, funcPtr, flags);
+                                 : Served<I>(DriverEntryPoint(*rt, symbol, funcPtr, flags));
   if (driverStatus != nullptr) {
     // 11.x reports a symbol it cannot find as an error; 12.x+ as success + this status.
     *driverStatus = rc == cudaSuccess ? cudaDriverEntryPointSuccess
@@ -564,7 +636,7 @@ void* ServedDriverEntry(int index);
 // after) are restored, and the runtime's next call finds its context again as after any
 // cuCtxSetCurrent. Other flag bits are ignored (13.0: flags 2 answers 0, flags not applied).
 template <int I>
-cudaError_t InitDeviceComposed(int device, unsigned int deviceFlags, unsigned int flags) {
+cudaError_t InitDeviceComposedImpl(int device, unsigned int deviceFlags, unsigned int flags) {
   Runtime* rt = CudartAdapterRuntime(I);
   if (rt == nullptr) return CUDYN_NO_RUNTIME;
   auto get = Old<cudaError_t (*)(int*)>(rt, "cudaGetDevice");
@@ -595,13 +667,17 @@ cudaError_t InitDeviceComposed(int device, unsigned int deviceFlags, unsigned in
   if (restore_context) ctx_set(context);
   return rc;
 }
+template <int I>
+cudaError_t InitDeviceComposed(int device, unsigned int deviceFlags, unsigned int flags) {
+  return Served<I>(InitDeviceComposedImpl<I>(device, deviceFlags, flags));
+}
 
 // cudaFuncGetName (12.3+): the device name nvcc's registration code handed the drop-in for the
 // host stub (__cudaRegisterFunction: NoteCudartFunction). 13.0: the mangled name
 // ("_Z8mykernelPf", "ckernel" for extern "C"), 98 for a NULL func, 400 for a host function no
 // module registered; a NULL name is answered 1 here (13.0 documents cudaErrorInvalidValue).
 template <int I>
-cudaError_t FuncGetNameRegistered(const char** name, const void* func) {
+cudaError_t FuncGetNameRegisteredImpl(const char** name, const void* func) {
   if (CudartAdapterRuntime(I) == nullptr) return CUDYN_NO_RUNTIME;
   if (func == nullptr) return cudaErrorInvalidDeviceFunction;
   if (name == nullptr) return cudaErrorInvalidValue;
@@ -609,6 +685,10 @@ cudaError_t FuncGetNameRegistered(const char** name, const void* func) {
   if (found == nullptr) return cudaErrorInvalidResourceHandle;
   *name = found;
   return cudaSuccess;
+}
+template <int I>
+cudaError_t FuncGetNameRegistered(const char** name, const void* func) {
+  return Served<I>(FuncGetNameRegisteredImpl<I>(name, func));
 }
 
 // cudaGetDriverEntryPointByVersion (12.5+): the driver's own cuGetProcAddress at the caller's
@@ -657,16 +737,22 @@ cudaError_t DriverEntryPointByVersion(const char* symbol, void** funcPtr, unsign
   return cudaSuccess;
 }
 template <int I>
-cudaError_t GetDriverEntryPointByVersionDriver(const char* symbol, void** funcPtr,
+cudaError_t GetDriverEntryPointByVersionDriverImpl(const char* symbol, void** funcPtr,
                                                unsigned int cudaVersion, unsigned long long flags,
                                                cudaDriverEntryPointQueryResult* driverStatus) {
   if (CudartAdapterRuntime(I) == nullptr) return CUDYN_NO_RUNTIME;
   return DriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
+template <int I>
+cudaError_t GetDriverEntryPointByVersionDriver(const char* symbol, void** funcPtr, unsigned int cudaVersion,
+    unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus) {
+  return Served<I>(
+      GetDriverEntryPointByVersionDriverImpl<I>(symbol, funcPtr, cudaVersion, flags, driverStatus));
+}
 // The per-thread twin is what a program built with per-thread default streams calls: its
 // cudaEnableDefault asks for the per-thread variants.
 template <int I>
-cudaError_t GetDriverEntryPointByVersionDriverPtsz(const char* symbol, void** funcPtr,
+cudaError_t GetDriverEntryPointByVersionDriverPtszImpl(const char* symbol, void** funcPtr,
                                                    unsigned int cudaVersion,
                                                    unsigned long long flags,
                                                    cudaDriverEntryPointQueryResult* driverStatus) {
@@ -677,6 +763,12 @@ cudaError_t GetDriverEntryPointByVersionDriverPtsz(const char* symbol, void** fu
                                              cudaEnablePerThreadDefaultStream)
                                        : flags,
                                    driverStatus);
+}
+template <int I>
+cudaError_t GetDriverEntryPointByVersionDriverPtsz(const char* symbol, void** funcPtr, unsigned int cudaVersion,
+    unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus) {
+  return Served<I>(
+      GetDriverEntryPointByVersionDriverPtszImpl<I>(symbol, funcPtr, cudaVersion, flags, driverStatus));
 }
 
 // cudaFuncGetParamInfo (12.4+): the runtime's own cudaGetFuncBySymbol (11.0+) gives the host
@@ -693,7 +785,7 @@ cudaError_t GetDriverEntryPointByVersionDriverPtsz(const char* symbol, void** fu
 // index 1 -> 0, offset 8, size 8, no last error; a host pointer that is neither 400 (the driver's
 // answer for it as a kernel); NULL 98.
 template <int I>
-cudaError_t FuncGetParamInfoDriver(const void* func, size_t paramIndex, size_t* paramOffset,
+cudaError_t FuncGetParamInfoDriverImpl(const void* func, size_t paramIndex, size_t* paramOffset,
                                    size_t* paramSize) {
   Runtime* rt = CudartAdapterRuntime(I);
   if (rt == nullptr) return CUDYN_NO_RUNTIME;
@@ -720,6 +812,11 @@ cudaError_t FuncGetParamInfoDriver(const void* func, size_t paramIndex, size_t* 
   }
   if (rc != cudaSuccess) return rc;
   return CudaErrorFromDriver(info(function, paramIndex, paramOffset, paramSize));
+}
+template <int I>
+cudaError_t FuncGetParamInfoDriver(const void* func, size_t paramIndex, size_t* paramOffset,
+    size_t* paramSize) {
+  return Served<I>(FuncGetParamInfoDriverImpl<I>(func, paramIndex, paramOffset, paramSize));
 }
 
 // cudaKernelSetAttributeForDevice (13.0): the driver's cuKernelSetAttribute (driver 12.0+), whose
@@ -773,7 +870,7 @@ constexpr bool FuncAttributeValuesEqual() {
 static_assert(FuncAttributeValuesEqual(), "cudaFuncAttribute values are CUfunction_attribute's");
 
 template <int I>
-cudaError_t KernelSetAttributeForDeviceDriver(cudaKernel_t kernel, enum cudaFuncAttribute attr,
+cudaError_t KernelSetAttributeForDeviceDriverImpl(cudaKernel_t kernel, enum cudaFuncAttribute attr,
                                               int value, int device) {
   if (CudartAdapterRuntime(I) == nullptr) return CUDYN_NO_RUNTIME;
   using SetFn = int (*)(CUfunction_attribute, int, CUkernel, CUdevice);
@@ -789,6 +886,11 @@ cudaError_t KernelSetAttributeForDeviceDriver(cudaKernel_t kernel, enum cudaFunc
   }
   return cudaErrorInvalidValue;
 }
+template <int I>
+cudaError_t KernelSetAttributeForDeviceDriver(cudaKernel_t kernel, enum cudaFuncAttribute attr,
+    int value, int device) {
+  return Served<I>(KernelSetAttributeForDeviceDriverImpl<I>(kernel, attr, value, device));
+}
 
 template <int I>
 cudaError_t DevicePropConvert(struct cudaDeviceProp* prop, int device) {
@@ -797,7 +899,7 @@ cudaError_t DevicePropConvert(struct cudaDeviceProp* prop, int device) {
   auto fn = Old<Fn>(rt, "cudaGetDeviceProperties_v2");  // 12.x: its own (1032 B) layout
   if (fn == nullptr) fn = Old<Fn>(rt, "cudaGetDeviceProperties");
   if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
-  if (prop == nullptr) return cudaErrorInvalidValue;
+  if (prop == nullptr) return Served<I>(cudaErrorInvalidValue);
   alignas(16) unsigned char old[kMaxDevicePropSize] = {};
   cudaError_t rc = fn(old, device);
   if (rc == cudaSuccess) DevicePropToCurrent(old, rt->family(), prop);
@@ -1049,7 +1151,7 @@ cudaError_t ServedInitialise(Runtime* rt, ServedInit init) {
 
 #define CUDYN_CUDART_SERVED(name, index, ret, params, args, driver_symbol, init)   \
   template <int I>                                                                \
-  ret name params {                                                               \
+  ret name##Impl params {                                                         \
     Runtime* rt = CudartAdapterRuntime(I);                                        \
     if (rt == nullptr) return CUDYN_NO_RUNTIME;                                   \
     using Fn = int(*) params;                                                     \
@@ -1058,6 +1160,10 @@ cudaError_t ServedInitialise(Runtime* rt, ServedInit init) {
     const cudaError_t init_rc = ServedInitialise(rt, kServedInit_##init);         \
     if (init_rc != cudaSuccess) return init_rc;                                   \
     return CudaErrorFromDriver(fn args);                                          \
+  }                                                                               \
+  template <int I>                                                                \
+  ret name params {                                                               \
+    return Served<I>(name##Impl<I> args);                                         \
   }
 #include "version_tables/generated_cudart/cudart_served.inc"
 #undef CUDYN_CUDART_SERVED
@@ -1156,22 +1262,21 @@ cudaError_t ClampedDriverGetVersion(int* driverVersion) {
   return rc;
 }
 
-// The answer cudyn gave for an entry no path serves, per thread, as a runtime keeps its last error.
-thread_local int t_missing_answer = 0;
-
-// The runtime's own last error first (its calls are the program's other calls); else cudyn's.
-// A real runtime keeps one last error: which of the two came last is not known here.
+// cudaGetLastError / cudaPeekAtLastError over the overlay: the runtime's own last error when it
+// has one — RecordOverlay cleared it when cudyn recorded its own, so this one came later — else
+// cudyn's. Get clears both (a sticky error of cudyn's stays, as the runtime's own would).
 template <int I, bool kReset>
-cudaError_t LastErrorWithMissing() {
+cudaError_t LastErrorWithOverlay() {
   Runtime* rt = CudartAdapterRuntime(I);
   if (rt == nullptr) return static_cast<cudaError_t>(kCudartErrorInitFailed);
   using Fn = cudaError_t (*)();
   auto fn = reinterpret_cast<Fn>(rt->Symbol(kReset ? "cudaGetLastError" : "cudaPeekAtLastError"));
   if (fn == nullptr) return static_cast<cudaError_t>(kCudartErrorSymbolNotFound);
   const cudaError_t own = fn();
-  const int missing = t_missing_answer;
-  if (kReset) t_missing_answer = 0;
-  return own != cudaSuccess ? own : static_cast<cudaError_t>(missing);
+  OverlayError* o = Overlay(I);
+  const int mine = o != nullptr ? o->error : cudaSuccess;
+  if (kReset && o != nullptr && !IsStickyError(mine)) o->error = cudaSuccess;
+  return own != cudaSuccess ? own : static_cast<cudaError_t>(mine);
 }
 
 }  // namespace
@@ -1179,14 +1284,14 @@ cudaError_t LastErrorWithMissing() {
 void* CudartLastErrorFunction(bool reset, int id) {
   static_assert(kMaxCudartInstances == 8, "one instance per id below");
 #define CUDYN_LAST_ERROR_INSTANCES(R)                                                      \
-  {reinterpret_cast<void*>(&LastErrorWithMissing<0, R>),                                   \
-   reinterpret_cast<void*>(&LastErrorWithMissing<1, R>),                                   \
-   reinterpret_cast<void*>(&LastErrorWithMissing<2, R>),                                   \
-   reinterpret_cast<void*>(&LastErrorWithMissing<3, R>),                                   \
-   reinterpret_cast<void*>(&LastErrorWithMissing<4, R>),                                   \
-   reinterpret_cast<void*>(&LastErrorWithMissing<5, R>),                                   \
-   reinterpret_cast<void*>(&LastErrorWithMissing<6, R>),                                   \
-   reinterpret_cast<void*>(&LastErrorWithMissing<7, R>)}
+  {reinterpret_cast<void*>(&LastErrorWithOverlay<0, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithOverlay<1, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithOverlay<2, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithOverlay<3, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithOverlay<4, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithOverlay<5, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithOverlay<6, R>),                                   \
+   reinterpret_cast<void*>(&LastErrorWithOverlay<7, R>)}
   void* const get[kMaxCudartInstances] = CUDYN_LAST_ERROR_INSTANCES(true);
   void* const peek[kMaxCudartInstances] = CUDYN_LAST_ERROR_INSTANCES(false);
 #undef CUDYN_LAST_ERROR_INSTANCES
@@ -1208,7 +1313,16 @@ void* CudartClampedDriverGetVersion(int id) {
   return id >= 0 && id < kMaxCudartInstances ? instances[id] : nullptr;
 }
 
-int AcquireCudartAdapterInstance(Runtime* runtime) { return g_cudart_instances.Acquire(runtime); }
+int AcquireCudartAdapterInstance(Runtime* runtime) {
+  const int id = g_cudart_instances.Acquire(runtime);
+  // A new Runtime of this id: what an earlier one left in any thread's overlay is forgotten.
+  if (id >= 0) g_overlay_epoch[id].fetch_add(1, std::memory_order_acq_rel);
+  return id;
+}
+
+void RecordCudartServedError(Runtime* runtime, int error) noexcept {
+  if (runtime != nullptr) RecordOverlay(runtime, runtime->adapter_instance(), error);
+}
 
 void ReleaseCudartAdapterInstance(int id) { g_cudart_instances.Release(id); }
 
@@ -1232,7 +1346,9 @@ void* CudartAdapterFunction(int adapter, int id, const Runtime& runtime) {
 
 }  // namespace internal
 
-void NoteCudartMissingAnswer(int result) noexcept { internal::t_missing_answer = result; }
+void NoteCudartMissingAnswer(int result) noexcept {
+  internal::RecordCudartServedError(&DefaultRuntime(), result);
+}
 
 // ---- host stub -> device name, as nvcc's registration code gives them to the drop-in ----
 // A plain array under a pthread mutex: nothing here can throw or end the process

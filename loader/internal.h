@@ -52,9 +52,15 @@ void* CudartAdapterFunction(int adapter, int id, const Runtime& runtime);
 // cudaDriverGetVersion for instance `id` under a clamp: the runtime's answer, capped at the
 // clamped driver version (the runtime itself reaches the real driver). nullptr: bad id.
 void* CudartClampedDriverGetVersion(int id);
-// cudaGetLastError (reset) / cudaPeekAtLastError for instance `id`: the runtime's own error, else
-// the last answer cudyn gave for an entry no path serves (NoteCudartMissingAnswer). nullptr: bad id.
+// cudaGetLastError (reset) / cudaPeekAtLastError for instance `id`: the runtime's own error when
+// it recorded one after cudyn's, else the last error a path cudyn serves itself answered on this
+// thread (RecordCudartServedError); Get clears both. nullptr: bad id.
 void* CudartLastErrorFunction(bool reset, int id);
+// Records `error` (a cudaError_t a cudyn-served path of `runtime` answers) as the calling thread's
+// last error of that runtime, as a real runtime records its failing calls' errors: nothing for
+// cudaSuccess or cudaErrorNotReady; the runtime's own (older) last error is cleared; a sticky error
+// already recorded stays. The overlay lives in cudart_adapters.cc.
+void RecordCudartServedError(Runtime* runtime, int error) noexcept;
 
 }  // namespace internal
 }  // namespace cudyn

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "loader/cudart.h"
@@ -569,27 +570,41 @@ TEST_F(Served, FuncGetParamInfoComposesGetFuncBySymbolAndTheDriver) {
   EXPECT_EQ(fn(&host_stub, 0, &offset, &size), cudaErrorNoDevice);
   EXPECT_EQ(DriverCalls("cuFuncGetParamInfo").size(), 2u);
   EXPECT_TRUE(DriverCalls("cuKernelGetParamInfo").empty());
-  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), 0);
+  // Both failures became the thread's last error (the overlay): each cleared the runtime's own
+  // older one with its cudaGetLastError, once; the last one is reported.
+  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), 2);
+  auto get_last = Entry<decltype(&cudaGetLastError)>(kCudart_cudaGetLastError);
+  ASSERT_NE(get_last, nullptr);
+  EXPECT_EQ(get_last(), cudaErrorNoDevice);
+  EXPECT_EQ(get_last(), cudaSuccess);
+  const int resets = RuntimeCalls("cudaGetLastError");
   // No device entry function (98): a cudaKernel_t used as is (13.0), asked of cuKernelGetParamInfo;
   // the lookup's last error cleared (none was pending: the runtime's cudaGetLastError once).
   set("cudaGetFuncBySymbol", cudaErrorInvalidDeviceFunction);
   const auto kernel = reinterpret_cast<const void*>(0xcafe);
   EXPECT_EQ(fn(kernel, 1, &offset, &size), cudaSuccess);
+  EXPECT_EQ(get_last(), cudaSuccess);  // 13.0 records none
+  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), resets + 2);  // the clearing, then get_last's
   auto kcalls = DriverCalls("cuKernelGetParamInfo");
   ASSERT_EQ(kcalls.size(), 1u);
   EXPECT_EQ(kcalls[0]->args[0], 0xcafeu);
   EXPECT_EQ(kcalls[0]->args[1], 1u);
   EXPECT_EQ(kcalls[0]->args[2], reinterpret_cast<uintptr_t>(&offset));
   EXPECT_EQ(kcalls[0]->args[3], reinterpret_cast<uintptr_t>(&size));
-  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), 1);
   EXPECT_EQ(DriverCalls("cuFuncGetParamInfo").size(), 2u);
   drv_.set_result("cuKernelGetParamInfo", 400);  // CUDA_ERROR_INVALID_HANDLE
+  // 13.0 (H100): a stray host pointer answers 400 and leaves 400 as the last error.
   EXPECT_EQ(fn(kernel, 1, &offset, &size), cudaErrorInvalidResourceHandle);
+  auto peek_last = Entry<decltype(&cudaPeekAtLastError)>(kCudart_cudaPeekAtLastError);
+  ASSERT_NE(peek_last, nullptr);
+  EXPECT_EQ(peek_last(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(get_last(), cudaErrorInvalidResourceHandle);
+  const int cleared = RuntimeCalls("cudaGetLastError");
   // An error already pending stays the runtime's (not cleared); a NULL func keeps 98.
   set("cudaPeekAtLastError", cudaErrorInvalidValue);
   drv_.set_result("cuKernelGetParamInfo", 0);
   EXPECT_EQ(fn(kernel, 1, &offset, &size), cudaSuccess);
-  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), 2);  // only the first two calls cleared it
+  EXPECT_EQ(RuntimeCalls("cudaGetLastError"), cleared);  // not cleared this time
   EXPECT_EQ(fn(nullptr, 1, &offset, &size), cudaErrorInvalidDeviceFunction);
   EXPECT_EQ(DriverCalls("cuKernelGetParamInfo").size(), 3u);
   // 12.4+ runtimes have their own (12.0-12.3 would take the adapter).
@@ -747,6 +762,192 @@ TEST_F(Served, MissingEntriesAnswer35Or801ByTheTable) {
   // A name that is no entry keeps 302; an entry index out of range too.
   EXPECT_EQ(rt_->missing_result(), 302);
   EXPECT_EQ(rt_->missing_result(-1), 302);
+}
+
+// ---- the last-error overlay: what the paths cudyn serves itself answer is the thread's last
+// error, as the runtime records its own (cudaGetLastError / cudaPeekAtLastError through cudyn) ----
+class LastError : public Served {
+ protected:
+  cudaError_t Get() { return Entry<cudaError_t (*)()>(kCudart_cudaGetLastError)(); }
+  cudaError_t Peek() { return Entry<cudaError_t (*)()>(kCudart_cudaPeekAtLastError)(); }
+  void SetRuntimeResult(const char* symbol, int result) {
+    auto set = reinterpret_cast<void (*)(const char*, int)>(
+        dlsym(rt_->handle(), "fake_cudart_set_result"));
+    ASSERT_NE(set, nullptr);
+    set(symbol, result);
+  }
+  // A served entry (the generated Driver_cudaStreamGetId) failing with the driver's 400.
+  cudaError_t FailServed() {
+    drv_.set_result("cuStreamGetId", 400);  // CUDA_ERROR_INVALID_HANDLE
+    unsigned long long id = 0;
+    const cudaError_t rc =
+        Entry<decltype(&cudaStreamGetId)>(kCudart_cudaStreamGetId)(nullptr, &id);
+    drv_.set_result("cuStreamGetId", 0);
+    return rc;
+  }
+};
+
+TEST_F(LastError, TheOverlayIsBoundOnOlderFamiliesOnly) {
+  ASSERT_NE(rt_->Resolve(kCudart_cudaGetLastError), nullptr);
+  ASSERT_NE(rt_->Resolve(kCudart_cudaPeekAtLastError), nullptr);
+  EXPECT_EQ(rt_->status(kCudart_cudaGetLastError), EntryStatus::kAdapter);
+  EXPECT_EQ(rt_->status(kCudart_cudaPeekAtLastError), EntryStatus::kAdapter);
+  auto rt13 = OpenFake("13.0", "libcudart.so.13");
+  ASSERT_NE(rt13->Resolve(kCudart_cudaGetLastError), nullptr);
+  EXPECT_EQ(rt13->bound_symbol(kCudart_cudaGetLastError), "cudaGetLastError");  // native
+}
+
+// A generated Driver_ adapter: Peek reports it and keeps it, Get reports it and clears it.
+TEST_F(LastError, AServedEntryRecordsItsErrorPeekKeepsGetClears) {
+  EXPECT_EQ(Get(), cudaSuccess);
+  EXPECT_EQ(FailServed(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Peek(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Peek(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Get(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Get(), cudaSuccess);
+  EXPECT_EQ(Peek(), cudaSuccess);
+  // A later success changes nothing; a later failure replaces it (the most recent wins).
+  EXPECT_EQ(FailServed(), cudaErrorInvalidResourceHandle);
+  unsigned long long id = 0;
+  EXPECT_EQ(Entry<decltype(&cudaStreamGetId)>(kCudart_cudaStreamGetId)(nullptr, &id), cudaSuccess);
+  EXPECT_EQ(Peek(), cudaErrorInvalidResourceHandle);
+  drv_.set_result("cuStreamGetId", 201);
+  EXPECT_EQ(Entry<decltype(&cudaStreamGetId)>(kCudart_cudaStreamGetId)(nullptr, &id),
+            cudaErrorDeviceUninitialized);
+  EXPECT_EQ(Get(), cudaErrorDeviceUninitialized);
+  EXPECT_EQ(Get(), cudaSuccess);
+}
+
+// A composition (cudaKernelSetAttributeForDevice): cudyn's own 1 for a value that is no
+// cudaFuncAttribute (the driver never asked), or 35 where the driver lacks cuKernelSetAttribute.
+TEST_F(LastError, ACompositionRecordsItsError) {
+  auto fn = Entry<decltype(&cudaKernelSetAttributeForDevice)>(
+      kCudart_cudaKernelSetAttributeForDevice);
+  ASSERT_NE(fn, nullptr);
+  const cudaError_t want =
+      FakeVersion() >= 12000 ? cudaErrorInvalidValue : cudaErrorInsufficientDriver;
+  EXPECT_EQ(fn(reinterpret_cast<cudaKernel_t>(0x1), static_cast<cudaFuncAttribute>(0), 1, 0), want);
+  EXPECT_EQ(Peek(), want);
+  EXPECT_EQ(Get(), want);
+  EXPECT_EQ(Get(), cudaSuccess);
+  // cudaFuncGetName (a composition from registration): 400 for a function no module registered.
+  static int not_registered;
+  const char* name = nullptr;
+  EXPECT_EQ(Entry<decltype(&cudaFuncGetName)>(kCudart_cudaFuncGetName)(&name, &not_registered),
+            cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Get(), cudaErrorInvalidResourceHandle);
+}
+
+// A layout adapter's refusal (a non-zero cudaResourceDesc.flags the 11.x layout has no room for):
+// 801, recorded; the runtime was not called.
+TEST_F(LastError, ALayoutAdapterRefusalRecordsItsError) {
+  auto fn = Entry<decltype(&cudaCreateSurfaceObject)>(kCudart_cudaCreateSurfaceObject);
+  ASSERT_NE(fn, nullptr);
+  cudaResourceDesc desc{};
+  desc.resType = cudaResourceTypeArray;
+  desc.flags = 1;
+  cudaSurfaceObject_t surface = 0;
+  EXPECT_EQ(fn(&surface, &desc), cudaErrorNotSupported);
+  EXPECT_EQ(RuntimeCalls("cudaCreateSurfaceObject"), 0);
+  EXPECT_EQ(Peek(), cudaErrorNotSupported);
+  EXPECT_EQ(Get(), cudaErrorNotSupported);
+  EXPECT_EQ(Get(), cudaSuccess);
+}
+
+// An entry no path serves: the drop-in's answer (CudartStubMissingResult: missing_result, then
+// NoteCudartMissingAnswer) is the default runtime's last error.
+TEST_F(LastError, AMissingEntrysAnswerIsTheDefaultRuntimesLastError) {
+  setenv("CUDYN_CUDART_PATH",
+         testing::Runfile("tests/fake_runtime/11.8/libcudart.so.11.0").c_str(), 1);
+  Runtime& rt = DefaultRuntime();
+  ASSERT_TRUE(rt.ok());
+  ASSERT_EQ(rt.family(), 11);
+  auto get = reinterpret_cast<cudaError_t (*)()>(rt.Resolve(kCudart_cudaGetLastError));
+  auto peek = reinterpret_cast<cudaError_t (*)()>(rt.Resolve(kCudart_cudaPeekAtLastError));
+  ASSERT_TRUE(get && peek);
+  EXPECT_EQ(get(), cudaSuccess);
+  ASSERT_EQ(rt.Resolve(kCudart_cudaGraphAddNode), nullptr);
+  const int answer = rt.missing_result(kCudart_cudaGraphAddNode);
+  EXPECT_EQ(answer, cudaErrorNotSupported);  // every fake driver here is 12.2+
+  NoteCudartMissingAnswer(answer);
+  EXPECT_EQ(peek(), answer);
+  EXPECT_EQ(get(), answer);
+  EXPECT_EQ(get(), cudaSuccess);
+  // Another runtime (another instance) does not see it.
+  NoteCudartMissingAnswer(cudaErrorInsufficientDriver);
+  EXPECT_EQ(Peek(), cudaSuccess);
+  EXPECT_EQ(get(), cudaErrorInsufficientDriver);
+}
+
+// Ordering against the runtime's own last error: whichever was recorded last wins; Get clears
+// both.
+TEST_F(LastError, TheMostRecentErrorWinsAndGetClearsBoth) {
+  auto malloc_fn = Entry<decltype(&cudaMalloc)>(kCudart_cudaMalloc);
+  ASSERT_NE(malloc_fn, nullptr);
+  void* p = nullptr;
+  // cudyn's error first, then the runtime records its own (a native cudaMalloc failing): the
+  // runtime's is the last error, and one Get clears both.
+  EXPECT_EQ(FailServed(), cudaErrorInvalidResourceHandle);
+  SetRuntimeResult("cudaMalloc", cudaErrorMemoryAllocation);
+  EXPECT_EQ(malloc_fn(&p, 16), cudaErrorMemoryAllocation);
+  EXPECT_EQ(Peek(), cudaErrorMemoryAllocation);
+  EXPECT_EQ(Get(), cudaErrorMemoryAllocation);
+  EXPECT_EQ(Get(), cudaSuccess);
+  EXPECT_EQ(Peek(), cudaSuccess);
+  // The runtime's error first, then cudyn's: cudyn's is the last error, the runtime's older one
+  // gone with it.
+  EXPECT_EQ(malloc_fn(&p, 16), cudaErrorMemoryAllocation);
+  EXPECT_EQ(FailServed(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Peek(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Get(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Get(), cudaSuccess);
+}
+
+// Per thread: a second thread sees nothing of the first's, and the first keeps its own.
+TEST_F(LastError, ASecondThreadSeesNothing) {
+  EXPECT_EQ(FailServed(), cudaErrorInvalidResourceHandle);
+  cudaError_t seen_peek = cudaErrorUnknown, seen_get = cudaErrorUnknown, own = cudaErrorUnknown,
+              own_after = cudaErrorUnknown;
+  std::thread other([&] {
+    seen_peek = Peek();
+    seen_get = Get();
+    // Its own served error stays its own.
+    drv_.set_result("cuInit", 100);
+    own = Entry<decltype(&cudaLibraryUnload)>(kCudart_cudaLibraryUnload)(nullptr);
+    own_after = Peek();
+  });
+  other.join();
+  drv_.set_result("cuInit", 0);
+  EXPECT_EQ(seen_peek, cudaSuccess);
+  EXPECT_EQ(seen_get, cudaSuccess);
+  EXPECT_EQ(own, cudaErrorNoDevice);
+  EXPECT_EQ(own_after, cudaErrorNoDevice);
+  EXPECT_EQ(Peek(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Get(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Get(), cudaSuccess);
+}
+
+// What is recorded (driver_types.h): not cudaErrorNotReady ("not actually an error"); a sticky
+// error (700: "any further CUDA work will return the same error") is not cleared by Get and not
+// replaced.
+TEST_F(LastError, NotReadyIsNotRecordedAStickyErrorStays) {
+  unsigned long long id = 0;
+  auto get_id = Entry<decltype(&cudaStreamGetId)>(kCudart_cudaStreamGetId);
+  drv_.set_result("cuStreamGetId", 600);  // CUDA_ERROR_NOT_READY
+  EXPECT_EQ(get_id(nullptr, &id), cudaErrorNotReady);
+  EXPECT_EQ(Peek(), cudaSuccess);
+  drv_.set_result("cuStreamGetId", 700);  // CUDA_ERROR_ILLEGAL_ADDRESS
+  EXPECT_EQ(get_id(nullptr, &id), cudaErrorIllegalAddress);
+  EXPECT_EQ(Get(), cudaErrorIllegalAddress);
+  EXPECT_EQ(Get(), cudaErrorIllegalAddress);
+  EXPECT_EQ(FailServed(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Peek(), cudaErrorIllegalAddress);
+  // A new Runtime of the same instance id starts clean.
+  const int id_before = rt_->adapter_instance();
+  rt_.reset();
+  rt_ = OpenFake("11.8", "libcudart.so.11.0");
+  ASSERT_EQ(rt_->adapter_instance(), id_before);
+  EXPECT_EQ(Peek(), cudaSuccess);
 }
 
 // ---- a driver before 12.0 (cudart_served_fake_11080_test runs only these) ----

@@ -29,6 +29,11 @@
  *                           top through its pointers, or returns 52 (missing configuration)
  *   __cudaGetKernel         writes the host function's address as the kernel handle
  *   cudaCreateChannelDesc   returns {x, y, z, w, f}
+ *   cudaGetLastError, cudaPeekAtLastError
+ *                           return the configured result when it is not 0, else the calling
+ *                           thread's last error: the last non-zero result any other cudaError_t
+ *                           entry returned on this thread (Get clears it, Peek does not), as a
+ *                           real runtime keeps it
  */
 #ifndef CUDYN_TESTS_FAKE_RUNTIME_FAKE_RUNTIME_CONTROL_H_
 #define CUDYN_TESTS_FAKE_RUNTIME_FAKE_RUNTIME_CONTROL_H_
@@ -39,7 +44,8 @@
 extern "C" {
 #endif
 
-/* Forgets every call, result, out-injection, the driver version and the chosen prop. */
+/* Forgets every call, result, out-injection, the driver version, the chosen prop and the calling
+ * thread's last error. */
 void fake_cudart_reset(void);
 /* What later calls of `symbol` return (a cudaError_t, or the int of an undeclared export). */
 void fake_cudart_set_result(const char* symbol, int result);

@@ -69,6 +69,8 @@ thread_local std::vector<Config> t_configs;
 
 constexpr int kCudaErrorMissingConfiguration = 52;
 
+thread_local int t_last_error = 0;
+
 }  // namespace
 
 void Call::Add(const void* bytes, size_t size) {
@@ -162,6 +164,16 @@ int PopConfig(void* grid, void* block, size_t* shared, void* stream) {
   return 0;
 }
 
+void NoteResult(int result) {
+  if (result != 0) t_last_error = result;
+}
+
+int LastError(bool reset) {
+  const int error = t_last_error;
+  if (reset) t_last_error = 0;
+  return error;
+}
+
 }  // namespace fake_cudart
 
 using fake_cudart::S;
@@ -173,6 +185,7 @@ void fake_cudart_reset(void) {
   S().records.clear();
   S().driver_version = 0;
   S().chosen.clear();
+  fake_cudart::t_last_error = 0;  // the calling thread's
 }
 
 void fake_cudart_set_result(const char* symbol, int result) {

@@ -59,6 +59,10 @@ void SaveChosenProp(const void* prop, size_t size);
 void** FatBinaryHandle();
 void PushConfig(const void* grid, const void* block, size_t shared, void* stream);
 int PopConfig(void* grid, void* block, size_t* shared, void* stream);
+// The calling thread's last error, as a real runtime keeps it: NoteResult records a non-zero
+// result of a cudaError_t entry; LastError returns it (and clears it when `reset`).
+void NoteResult(int result);
+int LastError(bool reset);
 
 }  // namespace fake_cudart
 

@@ -456,6 +456,38 @@ TEST(FakeRuntime, HostStubAbi) {
   }
 }
 
+// cudaGetLastError / cudaPeekAtLastError: the thread's last non-zero result of any other
+// cudaError_t entry (Get clears it, Peek does not), unless a result is configured for them.
+TEST(FakeRuntime, KeepsAPerThreadLastError) {
+  for (const Fake& f : *g_fakes) {
+    SCOPED_TRACE(f.version);
+    Loaded fake(f);
+    ASSERT_TRUE(fake.ok());
+    fake.F<void (*)()>("fake_cudart_reset")();
+    auto get = fake.F<int (*)()>("cudaGetLastError");
+    auto peek = fake.F<int (*)()>("cudaPeekAtLastError");
+    auto set_device = fake.F<int (*)(int)>("cudaSetDevice");
+    EXPECT_EQ(get(), 0);
+    fake.SetResult("cudaSetDevice", 101);
+    EXPECT_EQ(set_device(7), 101);
+    fake.SetResult("cudaSetDevice", 0);
+    EXPECT_EQ(set_device(0), 0);  // a success leaves it
+    EXPECT_EQ(peek(), 101);
+    EXPECT_EQ(peek(), 101);
+    int seen = -1;
+    std::thread([&] { seen = peek(); }).join();
+    EXPECT_EQ(seen, 0);  // another thread's is its own
+    EXPECT_EQ(get(), 101);
+    EXPECT_EQ(get(), 0);
+    fake.SetResult("cudaGetLastError", 2);  // configured: returned as it is
+    EXPECT_EQ(get(), 2);
+    fake.SetResult("cudaSetDevice", 101);
+    EXPECT_EQ(set_device(7), 101);
+    fake.F<void (*)()>("fake_cudart_reset")();  // forgets the calling thread's
+    EXPECT_EQ(peek(), 0);
+  }
+}
+
 TEST(FakeRuntime, ThreadSafe) {
   for (const Fake& f : *g_fakes) {
     SCOPED_TRACE(f.version);

@@ -55,7 +55,12 @@ SPECIAL = {
 }
 
 # Return values that are not the configured result itself (the header documents them).
+# cudaGetLastError / cudaPeekAtLastError: a configured result, else the thread's last error (every
+# other cudaError_t entry records its non-zero result as it, as a real runtime does).
 SPECIAL_RETURN = {
+    "cudaGetLastError": "return static_cast<cudaError_t>(rc != 0 ? rc : fake_cudart::LastError(true));",
+    "cudaPeekAtLastError": ("return static_cast<cudaError_t>(rc != 0 ? rc : "
+                            "fake_cudart::LastError(false));"),
     "__cudaRegisterFatBinary": "return fake_cudart::FatBinaryHandle();",
     "__cudaInitModule": "return static_cast<char>(rc == 0);",
     "cudaCreateChannelDesc": "return cudaChannelFormatDesc{{{0}, {1}, {2}, {3}, {4}}};",
@@ -159,6 +164,7 @@ def definition(sym, ret, params, complete=()):
     elif ret == "void":
         lines.append("  (void)rc;")
     elif ret == "cudaError_t":
+        lines.append("  fake_cudart::NoteResult(rc);")
         lines.append("  return static_cast<cudaError_t>(rc);")
     elif ret.replace(" ", "") == "constchar*":
         lines.append("  (void)rc;")

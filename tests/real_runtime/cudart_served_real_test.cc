@@ -5,7 +5,8 @@
 // driver's cuInit answer translated (100 CUDA_ERROR_NO_DEVICE -> cudaErrorNoDevice) for
 // context-free ones, 35 for entries the 12.2 driver lacks (cuLibraryGetKernelCount 12.4,
 // cuFuncGetParamInfo 12.4, cuMemcpyBatchAsync 12.8, cuLogs* 12.9, cuMemGetDefaultMemPool 13.0).
-// Each runtime runs in its own process (this binary re-executed with --served), the driver's
+// A served entry's error is the thread's last error (cudaGetLastError / cudaPeekAtLastError through
+// cudyn), ordered against the runtime's own. Each runtime runs in its own process (this binary re-executed with --served), the driver's
 // directory on LD_LIBRARY_PATH and in CUDYN_DRIVER_PATH.
 #include <dlfcn.h>
 #include <sys/wait.h>
@@ -146,7 +147,42 @@ int Served(char** argv) {
   return 0;
 }
 
-std::map<std::string, std::string> RunServed(const std::string& driver, const std::string& dir) {
+// --last-error DIR: a served entry's own answer (35: the 12.2 driver lacks cuLibraryGetKernelCount,
+// nothing runs first) and cudaGetLastError / cudaPeekAtLastError through cudyn, in a fresh process,
+// then the runtime's own error (its cudaFree: 100). Without a GPU the runtime's first call fails
+// its initialisation, and that error (100) is its last error from then on: its cudaGetLastError
+// does not clear it (measured with 11.2, 11.8, 12.4, 12.5 on 535). A runtime error recorded after
+// cudyn's wins, so through cudyn too every answer is 100, never the served 35 beneath it.
+int LastError(char** argv) {
+  cudyn::RuntimeOptions options;
+  options.use_environment = true;
+  options.search_paths = std::vector<std::string>{argv[2]};
+  auto rt = cudyn::Runtime::Open(options);
+  if (rt == nullptr || !rt->ok()) return 2;
+  auto get_last = reinterpret_cast<int (*)()>(rt->Resolve(cudyn::kCudart_cudaGetLastError));
+  auto peek_last = reinterpret_cast<int (*)()>(rt->Resolve(cudyn::kCudart_cudaPeekAtLastError));
+  auto count = reinterpret_cast<int (*)(unsigned*, void*)>(
+      rt->Resolve(cudyn::kCudart_cudaLibraryGetKernelCount));
+  auto runtime_free = reinterpret_cast<int (*)(void*)>(rt->Symbol("cudaFree"));
+  if (get_last == nullptr || peek_last == nullptr || count == nullptr || runtime_free == nullptr) {
+    return 3;
+  }
+  unsigned n = 0;
+  std::printf("last.before=%d\n", get_last());
+  std::printf("last.served_rc=%d\n", count(&n, nullptr));
+  std::printf("last.peek=%d\n", peek_last());
+  std::printf("last.peek_again=%d\n", peek_last());
+  std::printf("last.get=%d\n", get_last());
+  std::printf("last.get_again=%d\n", get_last());
+  std::printf("last.served_rc2=%d\n", count(&n, nullptr));
+  std::printf("last.runtime_rc=%d\n", runtime_free(nullptr));
+  std::printf("last.peek_after_runtime=%d\n", peek_last());
+  std::printf("last.get_after_runtime=%d\n", get_last());
+  return 0;
+}
+
+std::map<std::string, std::string> RunServed(const std::string& driver, const std::string& dir,
+                                             const char* mode = "--served") {
   int fds[2];
   std::map<std::string, std::string> out;
   if (pipe(fds) != 0) return out;
@@ -162,7 +198,7 @@ std::map<std::string, std::string> RunServed(const std::string& driver, const st
   std::vector<char*> envp;
   for (std::string& s : env) envp.push_back(&s[0]);
   envp.push_back(nullptr);
-  std::vector<std::string> args = {"/proc/self/exe", "--served", dir};
+  std::vector<std::string> args = {"/proc/self/exe", mode, dir};
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(&s[0]);
   argv.push_back(nullptr);
@@ -259,6 +295,19 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     EXPECT_EQ(r["logs_current_rc"], "35");
     EXPECT_EQ(r["default_pool_rc"], "35");  // cuMemGetDefaultMemPool: 13.0
     EXPECT_EQ(r["memcpy_batch_rc"], "35");  // cuMemcpyBatchAsync: 12.8
+    // The runtime's failed initialisation (100, no GPU) is its last error from its first call
+    // on and is never cleared; it stays the answer through cudyn after the served entry's 35 —
+    // cudyn's overlay never hides the runtime's own, more recent, error.
+    auto l = RunServed(driver, Dir(cudyn::testing::Runfile(runtime.path)), "--last-error");
+    ASSERT_FALSE(l.empty());
+    EXPECT_EQ(l["last.before"], "100");
+    EXPECT_EQ(l["last.served_rc"], "35");
+    for (const char* k : {"last.peek", "last.peek_again", "last.get", "last.get_again",
+                          "last.peek_after_runtime", "last.get_after_runtime"}) {
+      EXPECT_EQ(l[k], "100") << k;
+    }
+    EXPECT_EQ(l["last.served_rc2"], "35");
+    EXPECT_EQ(l["last.runtime_rc"], "100");
     ++older;
   }
   EXPECT_EQ(older, 4);  // 11.2, 11.8, 12.4, 12.5
@@ -268,6 +317,7 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
 
 int main(int argc, char** argv) {
   if (argc >= 3 && std::strcmp(argv[1], "--served") == 0) return Served(argv);
+  if (argc >= 3 && std::strcmp(argv[1], "--last-error") == 0) return LastError(argv);
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }
