@@ -17,6 +17,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "loader/cudart.h"
@@ -628,45 +629,36 @@ TEST_F(Served, KernelSetAttributeForDeviceReordersAndMapsTheAttribute) {
     EXPECT_EQ(rt->status(kCudart_cudaKernelSetAttributeForDevice), EntryStatus::kAdapter);
     drv_.reset();
     const auto kernel = reinterpret_cast<cudaKernel_t>(0xbeef);
-    const struct {
-      cudaFuncAttribute attr;
-      CUfunction_attribute want;
-    } cases[] = {
-        {cudaFuncAttributeMaxDynamicSharedMemorySize, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES},
-        {cudaFuncAttributePreferredSharedMemoryCarveout,
-         CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT},
-        {cudaFuncAttributeClusterDimMustBeSet, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET},
-        {cudaFuncAttributeRequiredClusterWidth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH},
-        {cudaFuncAttributeRequiredClusterHeight, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT},
-        {cudaFuncAttributeRequiredClusterDepth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH},
-        {cudaFuncAttributeNonPortableClusterSizeAllowed,
-         CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED},
-        {cudaFuncAttributeClusterSchedulingPolicyPreference,
-         CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE},
-    };
+    // The settable attributes run from cudaFuncAttributeMaxDynamicSharedMemorySize to
+    // cudaFuncAttributeMax; the 13.0 runtime hands each to the driver as the CUfunction_attribute
+    // of the same value (the headers number both enums alike): what reaches the driver is that.
+    std::vector<cudaFuncAttribute> cases;
+    for (int a = cudaFuncAttributeMaxDynamicSharedMemorySize; a < cudaFuncAttributeMax; ++a) {
+      cases.push_back(static_cast<cudaFuncAttribute>(a));
+    }
     int value = 1000;
-    for (const auto& c : cases) {
-      EXPECT_EQ(fn(kernel, c.attr, value, 3), cudaSuccess) << c.attr;
+    for (const cudaFuncAttribute attr : cases) {
+      EXPECT_EQ(fn(kernel, attr, value, 3), cudaSuccess) << attr;
       auto calls = DriverCalls("cuKernelSetAttribute");
       ASSERT_FALSE(calls.empty());
       const CudynFakeCall* call = calls.back();
       ASSERT_EQ(call->num_args, 4);
-      EXPECT_EQ(static_cast<int>(call->args[0]), static_cast<int>(c.want)) << c.attr;
+      EXPECT_EQ(static_cast<int>(call->args[0]), static_cast<int>(attr)) << attr;
       EXPECT_EQ(static_cast<int>(call->args[1]), value);
       EXPECT_EQ(call->args[2], 0xbeefu);
       EXPECT_EQ(static_cast<int>(call->args[3]), 3);
       ++value;
     }
-    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), 8u);
+    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), cases.size());
     // cuInit before each call; no context needed (the runtime's cudaFree not called).
-    EXPECT_EQ(DriverCalls("cuInit").size(), 8u);
+    EXPECT_EQ(DriverCalls("cuInit").size(), cases.size());
     EXPECT_EQ(RuntimeCalls("cudaFree"), 0);
     // Not a cudaFuncAttribute (the driver's read-only 0-7, cudaFuncAttributeMax, negative): 1.
     for (int bad : {0, 4, 7, static_cast<int>(cudaFuncAttributeMax), -1}) {
       EXPECT_EQ(fn(kernel, static_cast<cudaFuncAttribute>(bad), 1, 0), cudaErrorInvalidValue)
           << bad;
     }
-    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), 8u);
+    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), cases.size());
     // The driver's errors, translated; cuInit's comes first.
     drv_.set_result("cuKernelSetAttribute", 101);  // CUDA_ERROR_INVALID_DEVICE
     EXPECT_EQ(fn(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 1, 99),
@@ -674,7 +666,7 @@ TEST_F(Served, KernelSetAttributeForDeviceReordersAndMapsTheAttribute) {
     drv_.set_result("cuInit", 100);
     EXPECT_EQ(fn(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 1, 0), cudaErrorNoDevice);
     EXPECT_EQ(fn(kernel, static_cast<cudaFuncAttribute>(0), 1, 0), cudaErrorNoDevice);
-    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), 9u);
+    EXPECT_EQ(DriverCalls("cuKernelSetAttribute").size(), cases.size() + 1);
   }
 }
 
