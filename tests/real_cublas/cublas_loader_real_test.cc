@@ -356,6 +356,13 @@ TEST(CublasOnRealDrivers, TheDefaultSearchsNamesAreRefusedBeforeDlopen) {
   EXPECT_EQ(r["found_by"], "default search");
   EXPECT_NE(r["path"].find("/11.8/"), std::string::npos) << r["path"];
   EXPECT_EQ(r["version"], kVersionOf.at("11.8"));
+  // /proc/self/maps: the cuBLAS taken is the only libcublas.so.* the process ever mapped, and the
+  // one libcublasLt.so.* is its own (11).
+  ASSERT_FALSE(r["real_path"].empty());
+  EXPECT_EQ(r["mapped_cublas_files"], r["real_path"]);
+  EXPECT_EQ(r["mapped_cublaslt_files"].find(','), std::string::npos) << r["mapped_cublaslt_files"];
+  EXPECT_NE(r["mapped_cublaslt_files"].find("/libcublasLt.so.11"), std::string::npos)
+      << r["mapped_cublaslt_files"];
   const std::map<std::string, int> refused = {{"libcublas.so.13", 13000},
                                               {"libcublas.so.12", 12000}};
   for (const auto& [name, min_driver] : refused) {
@@ -373,13 +380,6 @@ TEST(CublasOnRealDrivers, TheDefaultSearchsNamesAreRefusedBeforeDlopen) {
     EXPECT_NE(r["reason." + k].find("is too old for it (not loaded)"), std::string::npos)
         << r["reason." + k];
   }
-  // /proc/self/maps: the cuBLAS taken is the only libcublas.so.* the process ever mapped, and the
-  // one libcublasLt.so.* is its own (11).
-  ASSERT_FALSE(r["real_path"].empty());
-  EXPECT_EQ(r["mapped_cublas_files"], r["real_path"]);
-  EXPECT_EQ(r["mapped_cublaslt_files"].find(','), std::string::npos) << r["mapped_cublaslt_files"];
-  EXPECT_NE(r["mapped_cublaslt_files"].find("/libcublasLt.so.11"), std::string::npos)
-      << r["mapped_cublaslt_files"];
 }
 
 TEST(CublasOnRealDrivers, WithoutADriverTheNewestIsTaken) {
