@@ -309,6 +309,12 @@ std::string ReadElfSoname(const std::string& path) {
   return "";
 }
 
+std::string CandidateSoname(const std::string& path, bool default_search) {
+  // dlopen searches for a name without a slash; one with a slash is a file.
+  if (default_search && path.find('/') == std::string::npos) return path;
+  return ReadElfSoname(path);
+}
+
 namespace {
 
 std::string DlError() {

@@ -247,7 +247,7 @@ OpenedLibrary OpenCandidate(const std::string& path, bool noload, const LibraryI
 // The DT_SONAME of an ELF shared library of this process's class, read from the file without
 // loading it ("" if the file has none or cannot be read). Lets a policy refuse a candidate by its
 // SONAME before dlopen runs its constructors and relocations (a cuBLAS is ~0.6 s and 600 MB of
-// mappings with its libcublasLt).
+// mappings with its libcublasLt); CandidateSoname below also covers the default search's names.
 std::string ReadElfSoname(const std::string& path);
 
 // Each library's Rejection enum names the shared failures alike; this maps an OpenFailure other
@@ -451,26 +451,51 @@ int CopyToBuffer(const std::string& text, char* buffer, size_t size);
 // SONAMEs newest first are searched (the test-only search_paths, or the shared search plan, each
 // file judged once) and the first acceptable file is taken. A library brings only its policy.
 
-// A toolkit library's policy for the skeleton below. `Planned` has `path` and `source`.
-template <class Planned>
+// Why a library's rule refuses every release under one SONAME for a driver, found without
+// loading any file (a toolkit library's `refuse_soname`).
+struct SonameRefusal {
+  std::string reason;  // the candidate's reason: says the file was not loaded
+  int min_driver = 0;  // the oldest driver (CUDA version) that runs the oldest release of it
+};
+
+// The SONAME a candidate of the search will be loaded as, known before dlopen: a candidate of
+// the dynamic linker's default search is the bare name dlopen is handed, and that name is the
+// SONAME the dynamic linker matches (an object already loaded, ld.so.cache, the file of that name
+// in LD_LIBRARY_PATH, the caller's RUNPATH or the default directories); a file's is read from its
+// dynamic section (ReadElfSoname; "" when it has none or cannot be read).
+std::string CandidateSoname(const std::string& path, bool default_search);
+
+// A toolkit library's policy for the skeleton below. `Planned` has `path` and `source`;
+// `Candidate` is the library's candidate record (NvrtcCandidate, with `min_driver`).
+template <class Planned, class Candidate>
 struct ToolkitSearch {
   const char* env_name;  // its explicit path variable: "CUDYN_NVRTC_PATH"
   const char* name;      // "NVRTC", in the warning when there is no driver
   std::vector<std::string> (*sonames)();                  // newest first
   std::vector<Planned> (*plan)(const std::string& root);  // the files of the shared search
   int (*default_driver_version)();  // the default driver's effective version, 0 without one
+  // The library's rule on a SONAME alone ("libnvrtc.so.12") for a driver of `driver_version`
+  // (> 0): why no release under it can serve that driver, else nullopt (the file is then loaded
+  // and judged by its own version). Recorded as `soname_rejection` (ptx_too_new, driver_too_old).
+  std::optional<SonameRefusal> (*refuse_soname)(const std::string& soname, int driver_version);
+  decltype(Candidate::rejection) soname_rejection;
 };
 
 // Runs the skeleton for `options` (NvrtcOptions, CublasOptions: use_environment,
 // max_cuda_version, driver_version, search_paths): sets `*driver_version` (0: no driver) before
 // any candidate is tried, then calls `try_candidate(path, source)` — the library's judgement,
 // which records the candidate with why it was taken or refused in `candidates` and returns
-// whether it was accepted — until one is. Every warning collected is logged at the end. Returns
-// whether a library was accepted; the library writes its own error.
+// whether it was accepted — until one is. A searched candidate (not an explicit path: that one is
+// taken whatever the driver) is first judged by its SONAME (CandidateSoname, the library's
+// refuse_soname) when there is a driver: one refused so is recorded and never loaded, a bare name
+// of the default search alike (dlopen'ing it to judge it would map it for good: a cuBLAS is
+// ~0.6 s and 550 MB of mappings, and its runtime may have registered exit handlers). Every
+// warning collected is logged at the end. Returns whether a library was accepted; the library
+// writes its own error.
 template <class Planned, class Options, class Candidate, class TryCandidate>
-bool DiscoverToolkitLibrary(const ToolkitSearch<Planned>& search, const Options& options,
-                            const std::string& explicit_path, int* driver_version,
-                            std::vector<Candidate>* candidates,
+bool DiscoverToolkitLibrary(const ToolkitSearch<Planned, Candidate>& search,
+                            const Options& options, const std::string& explicit_path,
+                            int* driver_version, std::vector<Candidate>* candidates,
                             std::vector<std::string>* warnings, TryCandidate try_candidate) {
   using Source = decltype(Candidate::source);
   if (options.use_environment) {
@@ -487,6 +512,21 @@ bool DiscoverToolkitLibrary(const ToolkitSearch<Planned>& search, const Options&
       explicit_path, options.use_environment, search.env_name, candidates, warnings,
       try_candidate);
   bool accepted = explicit_accepted.value_or(false);
+  // A searched candidate: refused by its SONAME before dlopen, else judged by the library.
+  auto judge = [&](const std::string& path, Source source) {
+    if (*driver_version > 0) {
+      const std::string soname = CandidateSoname(path, source == Source::kDefaultSearch);
+      std::optional<SonameRefusal> refused;
+      if (!soname.empty()) refused = search.refuse_soname(soname, *driver_version);
+      if (refused) {
+        Candidate& c = AddCandidate(candidates, path, source, search.soname_rejection,
+                                    std::move(refused->reason));
+        c.min_driver = refused->min_driver;
+        return false;
+      }
+    }
+    return try_candidate(path, source);
+  };
   if (!explicit_accepted) {
     if (*driver_version == 0) {
       warnings->push_back(std::string("no usable NVIDIA driver: taking the newest ") +
@@ -496,7 +536,7 @@ bool DiscoverToolkitLibrary(const ToolkitSearch<Planned>& search, const Options&
       for (const std::string& soname : search.sonames()) {
         for (const std::string& dir : *options.search_paths) {
           const std::string file = dir + "/" + soname;
-          if (!accepted && FileExists(file)) accepted = try_candidate(file, Source::kSearchPath);
+          if (!accepted && FileExists(file)) accepted = judge(file, Source::kSearchPath);
         }
       }
     } else {
@@ -510,8 +550,11 @@ bool DiscoverToolkitLibrary(const ToolkitSearch<Planned>& search, const Options&
           const std::string real = RealPath(planned.path);
           if (std::find(tried.begin(), tried.end(), real) != tried.end()) continue;
         }
-        accepted = try_candidate(planned.path, planned.source);
-        if (!candidates->empty()) tried.push_back(RealPath(candidates->back().path));
+        accepted = judge(planned.path, planned.source);
+        // (A bare name refused unloaded names no file.)
+        if (!candidates->empty() && candidates->back().path.find('/') != std::string::npos) {
+          tried.push_back(RealPath(candidates->back().path));
+        }
       }
     }
   }

@@ -189,27 +189,10 @@ std::unique_ptr<Cublas> Cublas::Open(const CublasOptions& options) {
   return internal::OpenLibrary<Cublas>(options, nullptr);
 }
 
+// A candidate loaded and judged by its version: a searched one whose SONAME RefuseCublasSoname
+// refused never gets here (the core recorded it unloaded), an explicit one always does.
 bool Cublas::TryCandidate(const std::string& path, CublasSource source) {
   const bool is_explicit = source == CublasSource::kOption || source == CublasSource::kEnvironment;
-  // Refused by its SONAME before loading: dlopen of a cuBLAS (with its libcublasLt) costs ~0.6 s
-  // and hundreds of MB of mappings, for a library the rule below would refuse anyway.
-  if (!is_explicit && driver_version_ > 0) {
-    const std::string soname = internal::ReadElfSoname(path);
-    static constexpr char kPrefix[] = "libcublas.so.";
-    if (soname.rfind(kPrefix, 0) == 0) {
-      const int major = std::atoi(soname.c_str() + sizeof(kPrefix) - 1);
-      if (major >= 1 && major <= 99 && driver_version_ < CublasMinDriver(major)) {
-        CublasCandidate& c = internal::AddCandidate(
-            &candidates_, path, source, CublasRejection::kDriverTooOld,
-            "cuBLAS " + std::to_string(major) + ".x (SONAME " + soname + ": the CUDA " +
-                std::to_string(major) + " runtime inside) runs on CUDA " +
-                CudaText(CublasMinDriver(major)) + "+ drivers: the driver (CUDA " +
-                CudaText(driver_version_) + ") is too old for it (not loaded)");
-        c.min_driver = CublasMinDriver(major);
-        return false;
-      }
-    }
-  }
   internal::OpenedLibrary opened = internal::OpenCandidate(path, false, kCublasIdentity);
   if (internal::RecordOpenRefusal(&opened, path, source, CublasRejection::kNotCublas,
                                   "exports no cublasGetProperty: not a cuBLAS library",
@@ -299,9 +282,33 @@ void Cublas::NoteCublasLt() {
   }
 }
 
+namespace {
+
+// cuBLAS's rule on a SONAME alone (the core asks before dlopen, for a file or a bare name of the
+// default search): libcublas.so.M carries the CUDA M runtime, which needs a CUDA M.0 driver. A
+// cuBLAS dlopen'ed to be refused (with its libcublasLt) costs ~0.6 s and hundreds of MB of
+// mappings, and stays mapped.
+std::optional<internal::SonameRefusal> RefuseCublasSoname(const std::string& soname,
+                                                          int driver_version) {
+  static constexpr char kPrefix[] = "libcublas.so.";
+  if (soname.rfind(kPrefix, 0) != 0) return std::nullopt;
+  const int major = std::atoi(soname.c_str() + sizeof(kPrefix) - 1);
+  if (major < 1 || major > 99 || driver_version >= CublasMinDriver(major)) return std::nullopt;
+  internal::SonameRefusal refusal;
+  refusal.reason = "cuBLAS " + std::to_string(major) + ".x (SONAME " + soname + ": the CUDA " +
+                   std::to_string(major) + " runtime inside) runs on CUDA " +
+                   CudaText(CublasMinDriver(major)) + "+ drivers: the driver (CUDA " +
+                   CudaText(driver_version) + ") is too old for it (not loaded)";
+  refusal.min_driver = CublasMinDriver(major);
+  return refusal;
+}
+
+}  // namespace
+
 // cuBLAS's policy for the core's toolkit discovery (loader/core.h).
-constexpr internal::ToolkitSearch<PlannedCublas> kCublasSearch = {
-    "CUDYN_CUBLAS_PATH", "cuBLAS", &CublasSonames, &CublasSearchPlan, &DefaultDriverVersion};
+constexpr internal::ToolkitSearch<PlannedCublas, CublasCandidate> kCublasSearch = {
+    "CUDYN_CUBLAS_PATH", "cuBLAS", &CublasSonames, &CublasSearchPlan, &DefaultDriverVersion,
+    &RefuseCublasSoname, CublasRejection::kDriverTooOld};
 
 void Cublas::Discover(const CublasOptions& options) {
   const bool accepted = internal::DiscoverToolkitLibrary(

@@ -93,8 +93,9 @@ struct CublasCandidate {
   CublasRejection rejection = CublasRejection::kNone;
   int version = 0;         // cuBLAS's own, 10000*major + 100*minor + patch, when read
   int cudart_version = 0;  // cublasGetCudartVersion, when read
-  // The oldest driver (CUDA version) that runs it, when known: from its version, or for a file
-  // refused by its SONAME alone (version 0: never loaded) from that SONAME's major.
+  // The oldest driver (CUDA version) that runs it, when known: from its version, or for a
+  // candidate refused by its SONAME alone (version 0: never loaded; a file, or the bare name of
+  // the default search, e.g. "libcublas.so.12") from that SONAME's major.
   int min_driver = 0;
   std::string reason;
 

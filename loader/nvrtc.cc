@@ -168,36 +168,10 @@ std::unique_ptr<Nvrtc> Nvrtc::Open(const NvrtcOptions& options) {
   return internal::OpenLibrary<Nvrtc>(options, nullptr);
 }
 
+// A candidate loaded and judged by its version: a searched one whose SONAME RefuseNvrtcSoname
+// refused never gets here (the core recorded it unloaded), an explicit one always does.
 bool Nvrtc::TryCandidate(const std::string& path, NvrtcSource source) {
   const bool is_explicit = source == NvrtcSource::kOption || source == NvrtcSource::kEnvironment;
-  // Refused by its SONAME before loading when even the oldest release under that SONAME
-  // (libnvrtc.so.12: 12.0; libnvrtc.so.11.2: 11.2) emits PTX the driver cannot JIT: every later
-  // release emits the same ISA or a newer one. Loading would cost the dlopen and leave the
-  // refused library's libstdc++ pool behind (see below).
-  if (!is_explicit && driver_version_ > 0) {
-    const std::string soname = internal::ReadElfSoname(path);
-    static constexpr char kPrefix[] = "libnvrtc.so.";
-    if (soname.rfind(kPrefix, 0) == 0) {
-      const char* digits = soname.c_str() + sizeof(kPrefix) - 1;
-      char* end = nullptr;
-      const long major = std::strtol(digits, &end, 10);
-      long minor = 0;
-      if (end != digits && *end == '.') minor = std::strtol(end + 1, nullptr, 10);
-      const int oldest = static_cast<int>(major * 1000 + minor * 10);
-      if (end != digits && major >= 1 && major <= 99 && minor >= 0 && minor <= 99 &&
-          internal::IsPlausibleCudaVersion(oldest) && !NvrtcUsableBy(oldest, driver_version_)) {
-        NvrtcCandidate& c = internal::AddCandidate(
-            &candidates_, path, source, NvrtcRejection::kPtxTooNew,
-            "NVRTC " + CudaText(oldest) + "+ (SONAME " + soname + ") emits PTX ISA " +
-                IsaText(NvrtcPtxIsa(oldest)) + " or newer (JIT by CUDA " +
-                CudaText(NvrtcMinDriver(oldest)) + "+): the driver (CUDA " +
-                CudaText(driver_version_) +
-                ") cannot load it (CUDA_ERROR_UNSUPPORTED_PTX_VERSION; not loaded)");
-        c.min_driver = NvrtcMinDriver(oldest);
-        return false;
-      }
-    }
-  }
   internal::OpenedLibrary opened = internal::OpenCandidate(path, false, kNvrtcIdentity);
   if (internal::RecordOpenRefusal(&opened, path, source, NvrtcRejection::kNotNvrtc,
                                   "exports no nvrtcVersion: not an NVRTC library", &candidates_)) {
@@ -278,9 +252,43 @@ void Nvrtc::LoadBuiltins(int major, int minor) {
   }
 }
 
+namespace {
+
+// NVRTC's rule on a SONAME alone (the core asks before dlopen, for a file or a bare name of the
+// default search): refused when even the oldest release under it (libnvrtc.so.12: 12.0;
+// libnvrtc.so.11.2: 11.2) emits PTX the driver cannot JIT, as every later release emits the same
+// ISA or a newer one. Loading it would cost the dlopen and leave the refused library's libstdc++
+// pool behind (see TryCandidate).
+std::optional<internal::SonameRefusal> RefuseNvrtcSoname(const std::string& soname,
+                                                         int driver_version) {
+  static constexpr char kPrefix[] = "libnvrtc.so.";
+  if (soname.rfind(kPrefix, 0) != 0) return std::nullopt;
+  const char* digits = soname.c_str() + sizeof(kPrefix) - 1;
+  char* end = nullptr;
+  const long major = std::strtol(digits, &end, 10);
+  long minor = 0;
+  if (end != digits && *end == '.') minor = std::strtol(end + 1, nullptr, 10);
+  const int oldest = static_cast<int>(major * 1000 + minor * 10);
+  if (end == digits || major < 1 || major > 99 || minor < 0 || minor > 99 ||
+      !internal::IsPlausibleCudaVersion(oldest) || NvrtcUsableBy(oldest, driver_version)) {
+    return std::nullopt;
+  }
+  internal::SonameRefusal refusal;
+  refusal.reason = "NVRTC " + CudaText(oldest) + "+ (SONAME " + soname + ") emits PTX ISA " +
+                   IsaText(NvrtcPtxIsa(oldest)) + " or newer (JIT by CUDA " +
+                   CudaText(NvrtcMinDriver(oldest)) + "+): the driver (CUDA " +
+                   CudaText(driver_version) +
+                   ") cannot load it (CUDA_ERROR_UNSUPPORTED_PTX_VERSION; not loaded)";
+  refusal.min_driver = NvrtcMinDriver(oldest);
+  return refusal;
+}
+
+}  // namespace
+
 // NVRTC's policy for the core's toolkit discovery (loader/core.h).
-constexpr internal::ToolkitSearch<PlannedNvrtc> kNvrtcSearch = {
-    "CUDYN_NVRTC_PATH", "NVRTC", &NvrtcSonames, &NvrtcSearchPlan, &DefaultDriverVersion};
+constexpr internal::ToolkitSearch<PlannedNvrtc, NvrtcCandidate> kNvrtcSearch = {
+    "CUDYN_NVRTC_PATH", "NVRTC", &NvrtcSonames, &NvrtcSearchPlan, &DefaultDriverVersion,
+    &RefuseNvrtcSoname, NvrtcRejection::kPtxTooNew};
 
 void Nvrtc::Discover(const NvrtcOptions& options) {
   const bool accepted = internal::DiscoverToolkitLibrary(

@@ -94,7 +94,8 @@ struct NvrtcCandidate {
   int version = 0;  // nvrtcVersion, when it was read
   int ptx_isa = 0;  // the ISA it emits (10*major + minor), when known
   // The oldest driver (CUDA version) that JITs its PTX, when known: from its version, or for a
-  // file refused by its SONAME alone (version 0: never loaded) from the oldest release of it.
+  // candidate refused by its SONAME alone (version 0: never loaded; a file, or the bare name of
+  // the default search, e.g. "libnvrtc.so.12") from the oldest release of it.
   int min_driver = 0;
   std::string reason;
 

@@ -119,5 +119,51 @@ TEST(FakeCublasTest, ExplicitPathOnTooOldDriverIsTakenWithAWarning) {
   EXPECT_NE(cublas->warnings()[0].find("explicit cuBLAS taken although"), std::string::npos);
 }
 
+// The default search's candidates are bare names (dlopen("libnvrtc.so.12")): with a driver they
+// are judged by that name, which is the SONAME the dynamic linker matches, before anything is
+// loaded — whatever this machine's default search would find. Under an 11.8 driver both libraries
+// refuse their 13 and 12 names through the core's one hook, recorded as for a file (no version,
+// the driver they need, "not loaded"). Fails if the default search's names are dlopen'ed to be
+// judged (then "dlopen_failed", or a loaded file's path and version).
+TEST(DefaultSearchTest, NamesTheDriverCannotUseAreRefusedUnloaded) {
+  NvrtcOptions nvrtc_options;
+  nvrtc_options.driver_version = 11080;
+  auto nvrtc = Nvrtc::Open(nvrtc_options);
+  ASSERT_TRUE(nvrtc);
+  CublasOptions cublas_options;
+  cublas_options.driver_version = 11080;
+  auto cublas = Cublas::Open(cublas_options);
+  ASSERT_TRUE(cublas);
+  const struct {
+    std::string name;
+    int min_driver;
+  } nvrtc_names[] = {{"libnvrtc.so.13", 13000}, {"libnvrtc.so.12", 12000}},
+    cublas_names[] = {{"libcublas.so.13", 13000}, {"libcublas.so.12", 12000}};
+  for (const auto& want : nvrtc_names) {
+    SCOPED_TRACE(want.name);
+    const NvrtcCandidate* found = nullptr;
+    for (const NvrtcCandidate& c : nvrtc->candidates()) {
+      if (c.path == want.name && c.source == NvrtcSource::kDefaultSearch) found = &c;
+    }
+    ASSERT_NE(found, nullptr);
+    EXPECT_EQ(found->rejection, NvrtcRejection::kPtxTooNew) << found->reason;
+    EXPECT_EQ(found->version, 0);
+    EXPECT_EQ(found->min_driver, want.min_driver);
+    EXPECT_NE(found->reason.find("not loaded"), std::string::npos) << found->reason;
+  }
+  for (const auto& want : cublas_names) {
+    SCOPED_TRACE(want.name);
+    const CublasCandidate* found = nullptr;
+    for (const CublasCandidate& c : cublas->candidates()) {
+      if (c.path == want.name && c.source == CublasSource::kDefaultSearch) found = &c;
+    }
+    ASSERT_NE(found, nullptr);
+    EXPECT_EQ(found->rejection, CublasRejection::kDriverTooOld) << found->reason;
+    EXPECT_EQ(found->version, 0);
+    EXPECT_EQ(found->min_driver, want.min_driver);
+    EXPECT_NE(found->reason.find("(not loaded)"), std::string::npos) << found->reason;
+  }
+}
+
 }  // namespace
 }  // namespace cudyn

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -75,39 +76,60 @@ using GetPropertyFn = int (*)(int, int*);
 using GetCudartVersionFn = size_t (*)();
 using StatusStringFn = const char* (*)(int);
 
-// --choose [--path P] [DIR...]: opens a Cublas for the environment's driver and prints key=value.
+// The real files containing `marker` ("/libcublas.so.") this process has mapped.
+std::set<std::string> Mapped(const char* marker) {
+  std::ifstream maps("/proc/self/maps");
+  std::set<std::string> mapped;
+  for (std::string line; std::getline(maps, line);) {
+    const size_t at = line.find('/');
+    if (at != std::string::npos && line.find(marker) != std::string::npos) {
+      mapped.insert(line.substr(at));
+    }
+  }
+  return mapped;
+}
+
+std::string Joined(const std::set<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ",") + i;
+  return out;
+}
+
+// --choose [--plan] [--path P] [DIR...]: opens a Cublas for the environment's driver and prints
+// key=value. --plan: the loader's own search (default search first) instead of the DIRs.
 int Choose(int argc, char** argv) {
   cudyn::CublasOptions options;
   options.use_environment = true;
   int i = 2;
+  const bool plan = i < argc && std::strcmp(argv[i], "--plan") == 0;
+  if (plan) ++i;
   if (i + 1 < argc && std::strcmp(argv[i], "--path") == 0) {
     options.cublas_path = argv[i + 1];
     i += 2;
   }
-  options.search_paths = std::vector<std::string>(argv + i, argv + argc);
+  if (!plan) options.search_paths = std::vector<std::string>(argv + i, argv + argc);
   auto b = cudyn::Cublas::Open(options);
   if (b == nullptr) return 2;
   std::printf("ok=%d\nerror=%d\nversion=%d\nmajor=%d\ncudart=%d\ndriver=%d\npath=%s\n", b->ok(),
               b->error(), b->version(), b->major(), b->cudart_version(), b->driver_version(),
               b->path().c_str());
+  char real[PATH_MAX];
+  std::printf("real_path=%s\nfound_by=%s\n",
+              realpath(b->path().c_str(), real) != nullptr ? real : "",
+              cudyn::CublasSourceName(b->found_by()));
   std::printf("cublaslt=%s\nwarnings=%zu\n", b->cublaslt().c_str(), b->warnings().size());
-  // Every libcublas.so.* this process has mapped (a refused candidate must not be loaded).
-  {
-    std::ifstream maps("/proc/self/maps");
-    std::set<std::string> mapped;
-    for (std::string line; std::getline(maps, line);) {
-      const size_t at = line.find('/');
-      if (at != std::string::npos && line.find("/libcublas.so.") != std::string::npos) {
-        mapped.insert(line.substr(at));
-      }
-    }
-    std::printf("mapped_cublas=%zu\n", mapped.size());
-  }
+  // Every libcublas.so.* / libcublasLt.so.* this process has mapped (a refused candidate must not
+  // be loaded).
+  const std::set<std::string> mapped = Mapped("/libcublas.so.");
+  std::printf("mapped_cublas=%zu\nmapped_cublas_files=%s\n", mapped.size(), Joined(mapped).c_str());
+  std::printf("mapped_cublaslt_files=%s\n", Joined(Mapped("/libcublasLt.so.")).c_str());
   std::printf("candidates=%zu\n", b->candidates().size());
   for (size_t k = 0; k < b->candidates().size(); ++k) {
     const cudyn::CublasCandidate& c = b->candidates()[k];
     std::printf("cand.%zu=%s|%s|%d\nreason.%zu=%s\n", k, c.path.c_str(),
                 cudyn::CublasRejectionName(c.rejection), c.version, k, c.reason.c_str());
+    std::printf("source.%zu=%s\nmin_driver.%zu=%d\n", k, cudyn::CublasSourceName(c.source), k,
+                c.min_driver);
   }
   int native = 0;
   for (int e = 0; e < cudyn::kCublasEntryCount; ++e) {
@@ -152,6 +174,10 @@ struct Case {
   // leaked even when a plain C program only dlopens it, and a real libcublasLt refused as "not a
   // cuBLAS" is unloaded with its pool. Such a child runs with detect_leaks=0 (sanitizer builds).
   bool foreign_leak = false;
+  // The loader's own search plan instead of `dirs` (the default search first), with these
+  // directories in LD_LIBRARY_PATH before the driver's.
+  bool plan = false;
+  std::vector<std::string> ld_library_path = {};
 };
 
 std::map<std::string, std::string> RunChoose(const Case& c) {
@@ -167,8 +193,10 @@ std::map<std::string, std::string> RunChoose(const Case& c) {
       }
     }
   }
-  env.push_back("LD_LIBRARY_PATH=" + (c.driver.empty() ? std::string("/nonexistent")
-                                                       : Dir(c.driver)));
+  std::string library_path;
+  for (const std::string& d : c.ld_library_path) library_path += d + ":";
+  env.push_back("LD_LIBRARY_PATH=" + library_path +
+                (c.driver.empty() ? std::string("/nonexistent") : Dir(c.driver)));
   env.push_back("CUDYN_DRIVER_PATH=" + (c.driver.empty() ? std::string("/nonexistent/libcuda.so.1")
                                                          : c.driver));
   env.push_back("CUDYN_LOG=off");
@@ -177,6 +205,7 @@ std::map<std::string, std::string> RunChoose(const Case& c) {
   for (std::string& s : env) envp.push_back(&s[0]);
   envp.push_back(nullptr);
   std::vector<std::string> args = {"/proc/self/exe", "--choose"};
+  if (c.plan) args.push_back("--plan");
   if (!c.path.empty()) {
     args.push_back("--path");
     args.push_back(c.path);
@@ -307,6 +336,50 @@ TEST(CublasOnRealDrivers, TheClampChoosesAsAnOlderDriver) {
   c.foreign_leak = true;
   auto r = RunChoose(c);
   EXPECT_NE(r["path"].find("/11.8/"), std::string::npos) << r["path"];
+}
+
+// The issue's measurement (`cudyn run --cublas --max-cuda-version 11.8` with cuBLAS 13.0 and 12.5
+// reachable by LD_LIBRARY_PATH): libcublas.so.13 and libcublas.so.12 are candidates of the dynamic
+// linker's default search, bare names dlopen would look up. Their SONAME alone refuses them under
+// 11.8 (the CUDA 13 / 12 runtime inside needs a 13.0 / 12.0 driver), so neither is loaded: the
+// process ends with only the cuBLAS it took, and its libcublasLt, mapped, and the candidate list
+// says why each name was refused. Fails if the default search's names are dlopen'ed to be judged
+// (13.0 and 12.5 with their libcublasLt then stay mapped, ~0.6 s and 550 MB each).
+TEST(CublasOnRealDrivers, TheDefaultSearchsNamesAreRefusedBeforeDlopen) {
+  Case c{DriverPath("535"), "11.8"};
+  c.foreign_leak = true;  // 11.8 is loaded
+  c.plan = true;
+  c.ld_library_path = {Dir(Cublas13()), Dir(CublasFile("12.5")), Dir(CublasFile("11.8"))};
+  auto r = RunChoose(c);
+  ASSERT_EQ(r["ok"], "1") << r["last_error"];
+  EXPECT_EQ(r["driver"], "11080");
+  EXPECT_EQ(r["found_by"], "default search");
+  EXPECT_NE(r["path"].find("/11.8/"), std::string::npos) << r["path"];
+  EXPECT_EQ(r["version"], kVersionOf.at("11.8"));
+  // /proc/self/maps: the cuBLAS taken is the only libcublas.so.* the process ever mapped, and the
+  // one libcublasLt.so.* is its own (11).
+  ASSERT_FALSE(r["real_path"].empty());
+  EXPECT_EQ(r["mapped_cublas_files"], r["real_path"]);
+  EXPECT_EQ(r["mapped_cublaslt_files"].find(','), std::string::npos) << r["mapped_cublaslt_files"];
+  EXPECT_NE(r["mapped_cublaslt_files"].find("/libcublasLt.so.11"), std::string::npos)
+      << r["mapped_cublaslt_files"];
+  const std::map<std::string, int> refused = {{"libcublas.so.13", 13000},
+                                              {"libcublas.so.12", 12000}};
+  for (const auto& [name, min_driver] : refused) {
+    SCOPED_TRACE(name);
+    int found = -1;
+    for (int k = 0; k < std::atoi(r["candidates"].c_str()); ++k) {
+      if (r["cand." + std::to_string(k)] == name + "|driver_too_old|0") found = k;
+    }
+    ASSERT_GE(found, 0) << "not refused by its name";
+    const std::string k = std::to_string(found);
+    EXPECT_EQ(r["source." + k], "default search");
+    EXPECT_EQ(r["min_driver." + k], std::to_string(min_driver));
+    EXPECT_NE(r["reason." + k].find("(SONAME " + name + ": the CUDA"), std::string::npos)
+        << r["reason." + k];
+    EXPECT_NE(r["reason." + k].find("is too old for it (not loaded)"), std::string::npos)
+        << r["reason." + k];
+  }
 }
 
 TEST(CublasOnRealDrivers, WithoutADriverTheNewestIsTaken) {

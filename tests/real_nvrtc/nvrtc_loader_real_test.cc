@@ -10,9 +10,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -105,26 +107,51 @@ std::string CompilePtxVersion(cudyn::Nvrtc& n, int* rc) {
   return ptx.substr(at + 10, ptx.find('\n', at + 1) - at - 10);
 }
 
-// --choose [--path P] [DIR...]: opens an Nvrtc for the environment's driver and prints key=value.
+// The real files of every libnvrtc.so.* (not its builtins) this process has mapped, sorted,
+// joined by ','.
+std::string MappedNvrtcs() {
+  std::ifstream maps("/proc/self/maps");
+  std::set<std::string> mapped;
+  for (std::string line; std::getline(maps, line);) {
+    const size_t at = line.find('/');
+    if (at != std::string::npos && line.find("/libnvrtc.so.") != std::string::npos) {
+      mapped.insert(line.substr(at));
+    }
+  }
+  std::string out;
+  for (const std::string& m : mapped) out += (out.empty() ? "" : ",") + m;
+  return out;
+}
+
+// --choose [--plan] [--path P] [DIR...]: opens an Nvrtc for the environment's driver and prints
+// key=value. --plan: the loader's own search (default search first) instead of the DIRs.
 int Choose(int argc, char** argv) {
   cudyn::NvrtcOptions options;
   options.use_environment = true;
   int i = 2;
+  const bool plan = i < argc && std::strcmp(argv[i], "--plan") == 0;
+  if (plan) ++i;
   if (i + 1 < argc && std::strcmp(argv[i], "--path") == 0) {
     options.nvrtc_path = argv[i + 1];
     i += 2;
   }
-  options.search_paths = std::vector<std::string>(argv + i, argv + argc);
+  if (!plan) options.search_paths = std::vector<std::string>(argv + i, argv + argc);
   auto n = cudyn::Nvrtc::Open(options);
   if (n == nullptr) return 2;
   std::printf("ok=%d\nerror=%d\nversion=%d\nptx_isa=%d\ndriver=%d\npath=%s\n", n->ok(),
               n->error(), n->version(), n->ptx_isa(), n->driver_version(), n->path().c_str());
+  char real[PATH_MAX];
+  std::printf("real_path=%s\nfound_by=%s\n",
+              realpath(n->path().c_str(), real) != nullptr ? real : "",
+              cudyn::NvrtcSourceName(n->found_by()));
   std::printf("builtins=%s\n", n->builtins().c_str());
   std::printf("candidates=%zu\n", n->candidates().size());
   for (size_t k = 0; k < n->candidates().size(); ++k) {
     const cudyn::NvrtcCandidate& c = n->candidates()[k];
     std::printf("cand.%zu=%s|%s|%d\nreason.%zu=%s\n", k, c.path.c_str(),
                 cudyn::NvrtcRejectionName(c.rejection), c.version, k, c.reason.c_str());
+    std::printf("source.%zu=%s\nmin_driver.%zu=%d\n", k, cudyn::NvrtcSourceName(c.source), k,
+                c.min_driver);
   }
   int native = 0;
   for (int e = 0; e < cudyn::kNvrtcEntryCount; ++e) {
@@ -140,6 +167,8 @@ int Choose(int argc, char** argv) {
   for (char& ch : last_error) ch = ch == '\n' ? '|' : ch;
   std::printf("compile_rc=%d\nptx_version=%s\nlast_error=%s\n", rc, ptx.c_str(),
               last_error.c_str());
+  // After everything (open, binding, a compile): what the process ends with.
+  std::printf("mapped_nvrtc=%s\n", MappedNvrtcs().c_str());
   return 0;
 }
 
@@ -148,6 +177,10 @@ struct Case {
   std::string clamp;
   std::string path;  // explicit
   std::vector<std::string> dirs = NvrtcDirs();
+  // The loader's own search plan instead of `dirs` (the default search first), with these
+  // directories in LD_LIBRARY_PATH before the driver's.
+  bool plan = false;
+  std::vector<std::string> ld_library_path = {};
 };
 
 std::map<std::string, std::string> RunChoose(const Case& c) {
@@ -160,8 +193,10 @@ std::map<std::string, std::string> RunChoose(const Case& c) {
       env.push_back(*e);
     }
   }
-  env.push_back("LD_LIBRARY_PATH=" + (c.driver.empty() ? std::string("/nonexistent")
-                                                       : Dir(c.driver)));
+  std::string library_path;
+  for (const std::string& d : c.ld_library_path) library_path += d + ":";
+  env.push_back("LD_LIBRARY_PATH=" + library_path +
+                (c.driver.empty() ? std::string("/nonexistent") : Dir(c.driver)));
   env.push_back("CUDYN_DRIVER_PATH=" + (c.driver.empty() ? std::string("/nonexistent/libcuda.so.1")
                                                          : c.driver));
   env.push_back("CUDYN_LOG=off");
@@ -170,6 +205,7 @@ std::map<std::string, std::string> RunChoose(const Case& c) {
   for (std::string& s : env) envp.push_back(&s[0]);
   envp.push_back(nullptr);
   std::vector<std::string> args = {"/proc/self/exe", "--choose"};
+  if (c.plan) args.push_back("--plan");
   if (!c.path.empty()) {
     args.push_back("--path");
     args.push_back(c.path);
@@ -298,6 +334,52 @@ TEST(NvrtcOnRealDrivers, TheClampChoosesAsAnOlderDriver) {
   // A clamp above the driver changes nothing.
   auto r = RunChoose({DriverPath("470"), "12.5"});
   EXPECT_NE(r["path"].find("/11.2/"), std::string::npos) << r["path"];
+}
+
+// The measurement (`cudyn run --nvrtc --max-cuda-version 11.8` with NVRTC 13.0 and 12.5
+// reachable by LD_LIBRARY_PATH): libnvrtc.so.13 and libnvrtc.so.12 are candidates of the dynamic
+// linker's default search, bare names dlopen would look up. Their SONAME alone refuses them under
+// 11.8 (12.0, the oldest libnvrtc.so.12, emits PTX 8.0), so neither is loaded: the process ends
+// with only the NVRTC it took mapped, and the candidate list says why each name was refused.
+// Fails if the default search's names are dlopen'ed to be judged (13.0 and 12.5 then stay mapped
+// and are recorded by their files, with versions).
+TEST(NvrtcOnRealDrivers, TheDefaultSearchsNamesAreRefusedBeforeDlopen) {
+  Case c{DriverPath("535"), "11.8"};
+  c.plan = true;
+  c.ld_library_path = {Dir(Nvrtc13()), Dir(NvrtcFile("12.5")), Dir(NvrtcFile("11.8"))};
+  auto r = RunChoose(c);
+  ASSERT_EQ(r["ok"], "1") << r["last_error"];
+  EXPECT_EQ(r["driver"], "11080");
+  EXPECT_EQ(r["found_by"], "default search");
+  EXPECT_NE(r["path"].find("/11.8/"), std::string::npos) << r["path"];
+  EXPECT_EQ(r["ptx_version"], "7.8");
+  // /proc/self/maps: the NVRTC taken is the only libnvrtc.so.* the process ever mapped.
+  ASSERT_FALSE(r["real_path"].empty());
+  EXPECT_EQ(r["mapped_nvrtc"], r["real_path"]);
+  const std::map<std::string, int> refused = {{"libnvrtc.so.13", 13000}, {"libnvrtc.so.12", 12000}};
+  for (const auto& [name, min_driver] : refused) {
+    SCOPED_TRACE(name);
+    int found = -1;
+    for (int k = 0; k < std::atoi(r["candidates"].c_str()); ++k) {
+      if (r["cand." + std::to_string(k)] == name + "|ptx_too_new|0") found = k;
+    }
+    ASSERT_GE(found, 0) << "not refused by its name";
+    const std::string k = std::to_string(found);
+    EXPECT_EQ(r["source." + k], "default search");
+    EXPECT_EQ(r["min_driver." + k], std::to_string(min_driver));
+    EXPECT_NE(r["reason." + k].find("(SONAME " + name + ") emits PTX ISA"), std::string::npos)
+        << r["reason." + k];
+    EXPECT_NE(r["reason." + k].find("not loaded"), std::string::npos) << r["reason." + k];
+  }
+  // Unclamped (535: CUDA 12.2) libnvrtc.so.13 is still refused by its name, but libnvrtc.so.12 is
+  // not (12.0-12.2 would do): the 12.5 the default search finds is loaded, refused by its version
+  // (PTX 8.5 > 8.2) and stays mapped beside the 11.8 taken; 13.0 is never mapped.
+  c.clamp.clear();
+  auto u = RunChoose(c);
+  ASSERT_EQ(u["ok"], "1") << u["last_error"];
+  EXPECT_NE(u["path"].find("/11.8/"), std::string::npos) << u["path"];
+  EXPECT_NE(u["mapped_nvrtc"].find(","), std::string::npos) << u["mapped_nvrtc"];
+  EXPECT_EQ(u["mapped_nvrtc"].find("libnvrtc.so.13"), std::string::npos) << u["mapped_nvrtc"];
 }
 
 TEST(NvrtcOnRealDrivers, WithoutADriverTheNewestIsTaken) {
@@ -514,14 +596,30 @@ TEST(CheckNvrtc, ListsTheCandidatesAndThePickForEachDriver) {
     EXPECT_EQ(j["driver_cuda_version"], d.cuda);
     const std::string& v = want.at(d.major);
     int too_new = 0;
+    // The default search's names the driver's ISA refuses are listed under the name, unloaded
+    // (version 0), with the driver they need: libnvrtc.so.13 everywhere, .12 below 12.0, .11.2
+    // below 11.2. A name the rule lets through is loaded and listed by its file and version (12.5
+    // for libnvrtc.so.12 on 535, 11.8 for libnvrtc.so.11.2 on 460/470: both refused then).
+    const std::map<std::string, int> by_name_want = {
+        {"418", 3}, {"450", 3}, {"460", 2}, {"470", 2}, {"535", 1}};
+    int by_name = 0;
     for (const auto& c : j["candidates"]) {
       too_new += c["rejection"] == "ptx_too_new";
       if (c["rejection"] == "ptx_too_new") EXPECT_GT(c["min_driver"].get<int>(), d.cuda);
+      if (c["source"] == "default search" && c["rejection"] == "ptx_too_new" &&
+          c["nvrtc_version"] == 0) {
+        ++by_name;
+        EXPECT_EQ(c["path"].get<std::string>().find('/'), std::string::npos) << c["path"];
+        EXPECT_NE(c["reason"].get<std::string>().find("not loaded"), std::string::npos);
+      }
     }
+    EXPECT_EQ(by_name, by_name_want.at(d.major));
     if (v.empty()) {
       EXPECT_EQ(code, 1);
       EXPECT_TRUE(j["picked"].is_null());
-      EXPECT_EQ(too_new, 4);  // 13.0, 12.5 (the default search of libnvrtc.so.12), 11.8, 11.2
+      // The three names, 11.2 through $CUDA_HOME by its file (and the toolkit's libnvrtc.so.13 by
+      // its file where one is installed in a well-known directory).
+      EXPECT_GE(too_new, 4);
     } else {
       EXPECT_EQ(code, 0);
       EXPECT_EQ(j["picked"]["nvrtc_version"], v == "11.2" ? 11020 : 11080);
@@ -537,6 +635,11 @@ TEST(CheckNvrtc, ListsTheCandidatesAndThePickForEachDriver) {
   EXPECT_NE(text.find("refused  "), std::string::npos) << text;
   EXPECT_NE(text.find("picked: "), std::string::npos) << text;
   EXPECT_NE(text.find("libnvrtc.so.11.2 (NVRTC 11.8, PTX 7.8)"), std::string::npos) << text;
+  // libnvrtc.so.13 of the default search, refused by its name: no version, the reason says why.
+  EXPECT_NE(text.find("refused  libnvrtc.so.13 (default search): NVRTC 13.0+ (SONAME "
+                      "libnvrtc.so.13) emits PTX ISA 9.0"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace
