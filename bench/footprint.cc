@@ -85,9 +85,9 @@ std::vector<FootprintItem> DispatchFootprint() {
                  "the trampolines' slot per entry (the hot-path pointer)"),
       FromSymbol("g_default_slots", "_ZN5cudyn15g_default_slotsE",
                  "the default driver's bound function per entry (its Resolve cache)"),
-      FromSymbol("g_library_code_cache", "20g_library_code_cacheE",
-                 "which loaded objects are CUDA runtimes (the drop-in's caller check under a "
-                 "clamp, stubs/shim.cc)"),
+      FromSymbol("g_code_answer_cache", "19g_code_answer_cacheE",
+                 "which loaded objects are or carry CUDA runtimes, and their versions (the "
+                 "drop-in's caller check under a clamp, stubs/shim.cc)"),
       {"Driver", "", "one Driver object: discovery state, candidates, its table's pointer",
        sizeof(cudyn::Driver), true, true},
       {"Driver entry table", "", "per-entry status/via/log flags (heap, loader/core.h)",
