@@ -651,6 +651,18 @@ struct EmbeddedRuntimeProbe {
   VersionTableScan table;
 };
 
+// Reads of a loaded object's RELRO segment and strings: valid mapped memory, but an instrumented
+// object keeps redzones between its globals there, which AddressSanitizer would report.
+__attribute__((no_sanitize("address"))) uint64_t LoadMappedU64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+__attribute__((no_sanitize("address"))) bool MappedStartsWithCuda(const uint8_t* p) {
+  return p[0] == 'c' && p[1] == 'u' && p[2] == 'd' && p[3] == 'a';
+}
+
 int ScanObjectForRuntime(struct dl_phdr_info* info, size_t, void* data) {
   auto* probe = static_cast<EmbeddedRuntimeProbe*>(data);
   auto in_load = [info](uintptr_t p, size_t n) {
@@ -677,9 +689,9 @@ int ScanObjectForRuntime(struct dl_phdr_info* info, size_t, void* data) {
         begin, ph.p_memsz,
         [&in_load](uint64_t pointer) {
           return in_load(static_cast<uintptr_t>(pointer), 4) &&
-                 std::memcmp(reinterpret_cast<const void*>(pointer), "cuda", 4) == 0;
+                 MappedStartsWithCuda(reinterpret_cast<const uint8_t*>(pointer));
         },
-        &probe->table);
+        &probe->table, LoadMappedU64);
   }
   return 1;
 }

@@ -26,17 +26,22 @@ struct VersionTableScan {
   int version = 0;     // the newest version in that run
 };
 
+// Reads 8 bytes at `p` (little-endian hosts and files: x86_64, aarch64).
+inline uint64_t LoadU64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 // Scans [data, data + size) at 8-byte steps (relative to `data`) for the longest run of records.
 // `names_cuda(pointer)` says whether a record's name pointer points at bytes starting "cuda" (the
-// caller maps it into its file or its object). Keeps `best` when nothing longer is found.
-template <typename NamesCuda>
+// caller maps it into its file or its object); `load(p)` reads 8 bytes (LoadU64; a scan of a loaded
+// object's memory passes one AddressSanitizer does not check: the segment holds other objects'
+// globals and their redzones). Keeps `best` when nothing longer is found.
+template <typename NamesCuda, typename Load = uint64_t (*)(const uint8_t*)>
 void ScanVersionTable(const uint8_t* data, size_t size, NamesCuda names_cuda,
-                      VersionTableScan* best) {
-  auto load = [data](size_t at) {
-    uint64_t v;
-    std::memcpy(&v, data + at, sizeof v);  // little-endian hosts and files (x86_64, aarch64)
-    return v;
-  };
+                      VersionTableScan* best, Load load_u64 = LoadU64) {
+  auto load = [data, &load_u64](size_t at) { return load_u64(data + at); };
   size_t run = 0;
   int run_max = 0;
   auto close_run = [&] {

@@ -14,16 +14,18 @@
 # PTX ISA the driver JITs — ptx_isa.tsv: 12.8 → 8.7, 12.2 → 8.2, 11.8 → 7.8 — the cuBLAS whose
 # major the driver runs).
 # Usage (GPU machine, repository root):
-#   bash tests/gpu/run_family.sh CARRY NVRTC_ROOT CUBLAS_12_5_DIR CUBLAS_11_8_DIR OUT
+#   bash tests/gpu/run_family.sh CARRY NVRTC_ROOT CUBLAS_12_5_DIR CUBLAS_11_8_DIR OUT [CUBLAS_12_4_DIR]
 #   CARRY: tests/gpu/stage_cudart.sh's folder (tree/bin/cudyn, runtimes/<version>/)
 #   NVRTC_ROOT: <version>/libnvrtc*.so* for 11.8, 12.4, 12.5 (tests/gpu/stage_nvrtc.sh's nvrtc/)
-#   the cuBLAS folders: Debian's libcublas.so.N + libcublasLt.so.N
+#   the cuBLAS folders: Debian's libcublas.so.N + libcublasLt.so.N; with CUBLAS_12_4_DIR the 12.4 row
+#   names that cuBLAS too (CUDYN_CUBLAS_PATH) and checks its exact version (12.4.5: 120405)
 set -u
 C=${1:?carry folder}
 NV=${2:?NVRTC root}
 B125=${3:?cuBLAS 12.5 folder}
 B118=${4:?cuBLAS 11.8 folder}
 O=${5:?output folder}
+B124=${6:-}
 cuda=${CUDA_PATH:-/usr/local/cuda}
 mkdir -p "$O"
 g++ -std=c++17 -O2 -I"$cuda/include" -o "$O/family_probe" tests/gpu/family_probe.cc \
@@ -35,8 +37,9 @@ libs="$C/runtimes/12.5:$C/runtimes/11.8:$NV/12.5:$NV/12.4:$NV/11.8:$B125:$B118"
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | tee "$O/gpu.log"
 failed=0
 reference=
-# run LABEL EXPECT COMMAND...: EXPECT is "ok RUNTIME NVRTC CUBLAS_MAJOR" (checked against the
-# probe's runtime_version, nvrtc, cublas_version / 10000) or "fail" (the probe must not answer ok).
+# run LABEL EXPECT COMMAND...: EXPECT is "ok RUNTIME NVRTC CUBLAS_MAJOR [CUBLAS_VERSION]" (checked
+# against the probe's runtime_version, nvrtc, cublas_version / 10000 and, when given,
+# cublas_version) or "fail" (the probe must not answer ok).
 run() {
   local label=$1 expect=$2
   shift 2
@@ -53,10 +56,10 @@ run() {
   if [[ $expect == fail ]]; then
     [[ $rc != 0 ]] && pass=1
   elif [[ $rc == 0 ]]; then
-    read -r _ want_rt want_nv want_cb <<<"$expect"
+    read -r _ want_rt want_nv want_cb want_exact <<<"$expect"
     [[ -z $reference ]] && reference=$hash
     [[ $rt == "$want_rt" && $nv == "$want_nv" && $((cb / 10000)) == "$want_cb" &&
-      $hash == "$reference" ]] && pass=1
+      $hash == "$reference" && ( -z $want_exact || $cb == "$want_exact" ) ]] && pass=1
   fi
   if ((pass)); then
     echo "ok:     $label ($got)"
@@ -73,7 +76,13 @@ run cudyn_clamp_12.2 "ok 12050 11.8 12" env LD_LIBRARY_PATH="$libs" "$cudyn" run
   --cublas --max-cuda-version 12.2 --emulate-driver --
 run cudyn_clamp_11.8 "ok 11080 11.8 11" env LD_LIBRARY_PATH="$libs" "$cudyn" run --cudart --nvrtc \
   --cublas --max-cuda-version 11.8 --emulate-driver --
-run cudyn_clamp_12.4_explicit "ok 12040 12.4 12" env LD_LIBRARY_PATH="$libs" \
+cublas124=()
+expect124="ok 12040 12.4 12"
+if [[ -n $B124 ]]; then
+  cublas124=(CUDYN_CUBLAS_PATH="$B124/libcublas.so.12")
+  expect124="ok 12040 12.4 12 120405"
+fi
+run cudyn_clamp_12.4_explicit "$expect124" env LD_LIBRARY_PATH="$libs" "${cublas124[@]}" \
   CUDYN_NVRTC_PATH="$(ls "$NV"/12.4/libnvrtc.so.*)" "$cudyn" run --cudart --runtime "$(rt 12.4)" \
   --nvrtc --cublas --max-cuda-version 12.4 --emulate-driver --
 run own_libraries_clamp_12.2 fail env LD_LIBRARY_PATH="$libs" "$cudyn" run --max-cuda-version 12.2 \
