@@ -2,6 +2,7 @@
 // serves it.
 #include <algorithm>
 
+#include "nlohmann/json.hpp"
 #include "tools/check.h"
 #include "version_tables/api_table.h"
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "nlohmann/json.hpp"
 #include "tools/binary_verdict.h"
 #include "tools/check.h"
 #include "tools/check_binary_print.h"

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "nlohmann/json.hpp"
+
 namespace cudyn {
 namespace check {
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "nlohmann/json.hpp"
 #include "tools/binary_verdict.h"
 #include "tools/check_common.h"
 

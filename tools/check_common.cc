@@ -20,6 +20,7 @@
 #include <set>
 #include <sstream>
 
+#include "nlohmann/json.hpp"
 #include "tools/elf/elf_reader.h"
 #include "version_tables/api_table.h"
 

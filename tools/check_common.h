@@ -12,13 +12,15 @@
 #include <vector>
 
 #include "loader/cudyn.h"
-#include "nlohmann/json.hpp"
+#include "nlohmann/json_fwd.hpp"
 #include "tools/layers/kernel_layer.h"
 
 namespace cudyn {
 namespace check {
 
-// The --json documents. Objects keep insertion order, so the output is stable.
+// The --json documents. Objects keep insertion order, so the output is stable. Declared only: a
+// subcommand that builds a document includes nlohmann/json.hpp itself (the full header is most of
+// a tools file's compile time, and half of them never touch a document).
 using Json = nlohmann::ordered_json;
 
 // Two-space indented with a trailing newline when pretty, else one line. Invalid UTF-8 (from a

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "loader/cublas.h"
+#include "nlohmann/json.hpp"
 #include "tools/check.h"
 
 namespace cudyn {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 
+#include "nlohmann/json.hpp"
 #include "tools/check.h"
 #include "tools/elf/elf_reader.h"
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/util/runfiles.h"
 #include "tools/testing/run_tool.h"
 #include "tools/zip/testing/zip_bombs.h"

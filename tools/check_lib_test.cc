@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/util/driver_entries.h"
 #include "tests/util/runfiles.h"
 #include "tools/check.h"

@@ -7,6 +7,7 @@
 #include "loader/kernel_rule.h"
 #include "loader/nvrtc.h"
 #include "loader/nvrtc_rule.h"
+#include "nlohmann/json.hpp"
 #include "tools/check.h"
 
 namespace cudyn {

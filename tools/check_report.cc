@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "nlohmann/json.hpp"
 #include "tools/check.h"
 #include "tools/check_nfd.h"
 #include "version_tables/api_table.h"
