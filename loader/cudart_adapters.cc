@@ -97,6 +97,9 @@ void RecordOverlay(Runtime* rt, int id, int error) noexcept {
 
 #if CUDYN_CUDART_ADAPTERS
 
+cudaError_t CudaErrorFromDriver(int result);
+void* ServedDriverEntry(int index);
+
 template <typename Fn>
 Fn Old(Runtime* rt, const char* name) {
   return rt != nullptr ? reinterpret_cast<Fn>(rt->Symbol(name)) : nullptr;
@@ -450,17 +453,30 @@ cudaError_t StreamUpdateCaptureDependenciesImpl(cudaStream_t stream,
                                                 const cudaGraphEdgeData* dependencyData,
                                                 size_t numDependencies, unsigned int flags) {
   Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
   using Fn = cudaError_t (*)(cudaStream_t, cudaGraphNode_t*, size_t, unsigned int);
   auto fn = Old<Fn>(rt, kPtsz ? "cudaStreamUpdateCaptureDependencies_ptsz"
                               : "cudaStreamUpdateCaptureDependencies");
-  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  // Before 11.3 (11.2) the runtime has none: the driver's cuStreamUpdateCaptureDependencies(_ptsz)
+  // (11.3+, the same arguments: what 11.3+ runtimes wrap; 35 where the driver lacks it, nothing
+  // run), after the runtime's initialisation (cudaFree(NULL), its error the answer).
+  using DriverFn = int (*)(cudaStream_t, cudaGraphNode_t*, size_t, unsigned int);
+  auto driver_fn = fn == nullptr ? reinterpret_cast<DriverFn>(ServedDriverEntry(
+                                       kPtsz ? kEntry_cuStreamUpdateCaptureDependencies_ptsz
+                                             : kEntry_cuStreamUpdateCaptureDependencies))
+                                 : nullptr;
+  if (fn == nullptr && driver_fn == nullptr) return Served<I>(cudaErrorInsufficientDriver);
   if (dependencyData != nullptr) {
     return CannotExpress(rt,
                          kPtsz ? kCudart_cudaStreamUpdateCaptureDependencies_ptsz
                                : kCudart_cudaStreamUpdateCaptureDependencies,
                          "edge data (runtimes before 12.3 have only default edges)");
   }
-  return fn(stream, dependencies, numDependencies, flags);
+  if (fn != nullptr) return fn(stream, dependencies, numDependencies, flags);
+  auto runtime_free = Old<cudaError_t (*)(void*)>(rt, "cudaFree");
+  const cudaError_t init_rc = runtime_free != nullptr ? runtime_free(nullptr) : CUDYN_MISSING;
+  if (init_rc != cudaSuccess) return Served<I>(init_rc);
+  return Served<I>(CudaErrorFromDriver(driver_fn(stream, dependencies, numDependencies, flags)));
 }
 template <int I>
 cudaError_t StreamUpdateCaptureDependenciesNoEdges(cudaStream_t stream,
@@ -1281,6 +1297,9 @@ cudaError_t ServedInitialise(Runtime* rt, ServedInit init) {
 // cudaGraphCondAssignDefault is CU_GRAPH_COND_ASSIGN_DEFAULT.
 static_assert(sizeof(cudaGraphConditionalHandle) == sizeof(CUgraphConditionalHandle),
               "cudaGraphConditionalHandle is CUgraphConditionalHandle");
+static_assert(SameValue(cudaStreamAddCaptureDependencies, CU_STREAM_ADD_CAPTURE_DEPENDENCIES) &&
+                  SameValue(cudaStreamSetCaptureDependencies, CU_STREAM_SET_CAPTURE_DEPENDENCIES),
+              "cudaStreamUpdateCaptureDependenciesFlags are CUstreamUpdateCaptureDependencies_flags");
 static_assert(SameValue(cudaGraphCondAssignDefault, CU_GRAPH_COND_ASSIGN_DEFAULT),
               "cudaGraphCondAssignDefault is CU_GRAPH_COND_ASSIGN_DEFAULT");
 template <int I>
@@ -1294,8 +1313,9 @@ cudaError_t GraphConditionalHandleCreateDriverImpl(cudaGraphConditionalHandle* p
                            unsigned int);
   auto create =
       reinterpret_cast<CreateFn>(ServedDriverEntry(kEntry_cuGraphConditionalHandleCreate));
+  if (create == nullptr) return cudaErrorInsufficientDriver;  // before anything is asked
   auto ctx_get = reinterpret_cast<int (*)(CUcontext*)>(ServedDriverEntry(kEntry_cuCtxGetCurrent));
-  if (create == nullptr || ctx_get == nullptr) return cudaErrorInsufficientDriver;
+  if (ctx_get == nullptr) return cudaErrorInsufficientDriver;
   const cudaError_t init_rc = ServedInitialise(rt, ServedInit::kContext);
   if (init_rc != cudaSuccess) return init_rc;
   CUcontext context = nullptr;
@@ -1337,9 +1357,11 @@ const AdapterRow kAdapterRows[] = {
               "cudaStreamGetCaptureInfo_v2\0" "cudaStreamGetCaptureInfo"),
     CUDYN_ROW(StreamGetCaptureInfoNoEdgesPtsz,
               "cudaStreamGetCaptureInfo_v2_ptsz\0" "cudaStreamGetCaptureInfo_ptsz"),
-    CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdges, "cudaStreamUpdateCaptureDependencies"),
+    // Before 11.3 the driver's (cudaFree: the runtime's initialisation first).
+    CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdges,
+              "cudaStreamUpdateCaptureDependencies\0" "cudaFree"),
     CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdgesPtsz,
-              "cudaStreamUpdateCaptureDependencies_ptsz"),
+              "cudaStreamUpdateCaptureDependencies_ptsz\0" "cudaFree"),
     CUDYN_ROW(GraphAddDependenciesNoEdges, "cudaGraphAddDependencies"),
     CUDYN_ROW(GraphRemoveDependenciesNoEdges, "cudaGraphRemoveDependencies"),
     CUDYN_ROW(GraphGetEdgesNoEdges, "cudaGraphGetEdges"),

@@ -978,6 +978,35 @@ TEST_F(Served, ElevenTwoGetsFromTheDriverWhatLaterElevensHave) {
       dlsym(rt112->handle(), "fake_cudart_call_count"));
   ASSERT_NE(frees, nullptr);
   EXPECT_EQ(frees("cudaFree"), 2);
+  // cudaStreamUpdateCaptureDependencies, which 11.2 lacks too: its adapter calls the driver's
+  // (11.3+) with the caller's arguments when edge data is absent, refuses edge data (801) as on
+  // 11.8; the per-thread twin reaches the driver's per-thread twin.
+  for (const bool ptsz : {false, true}) {
+    SCOPED_TRACE(ptsz);
+    const char* driver_entry =
+        ptsz ? "cuStreamUpdateCaptureDependencies_ptsz" : "cuStreamUpdateCaptureDependencies";
+    auto update = reinterpret_cast<decltype(&cudaStreamUpdateCaptureDependencies)>(rt112->Resolve(
+        ptsz ? kCudart_cudaStreamUpdateCaptureDependencies_ptsz
+             : kCudart_cudaStreamUpdateCaptureDependencies));
+    ASSERT_NE(update, nullptr);
+    cudaGraphNode_t deps[1] = {reinterpret_cast<cudaGraphNode_t>(0x61)};
+    cudaGraphEdgeData edge = {};
+    EXPECT_EQ(update(reinterpret_cast<cudaStream_t>(0x51), deps, &edge, 1, 0),
+              cudaErrorNotSupported);
+    EXPECT_TRUE(DriverCalls(driver_entry).empty());
+    EXPECT_EQ(update(reinterpret_cast<cudaStream_t>(0x51), deps, nullptr, 1,
+                     cudaStreamSetCaptureDependencies),
+              cudaSuccess);
+    auto uc2 = DriverCalls(driver_entry);
+    ASSERT_EQ(uc2.size(), 1u);
+    const uintptr_t want2[] = {0x51, reinterpret_cast<uintptr_t>(deps), 1,
+                               static_cast<uintptr_t>(CU_STREAM_SET_CAPTURE_DEPENDENCIES)};
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(uc2[0]->args[k], want2[k]) << k;
+    drv_.set_result(driver_entry, 400);
+    EXPECT_EQ(update(reinterpret_cast<cudaStream_t>(0x51), deps, nullptr, 1, 0),
+              cudaErrorInvalidResourceHandle);
+  }
+  EXPECT_EQ(frees("cudaFree"), 2 + 2 * 2);
 }
 
 // An entry no path serves: 35 where the driver is older than the first driver that runs a runtime
