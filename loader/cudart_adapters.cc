@@ -97,6 +97,9 @@ void RecordOverlay(Runtime* rt, int id, int error) noexcept {
 
 #if CUDYN_CUDART_ADAPTERS
 
+cudaError_t CudaErrorFromDriver(int result);
+void* ServedDriverEntry(int index);
+
 template <typename Fn>
 Fn Old(Runtime* rt, const char* name) {
   return rt != nullptr ? reinterpret_cast<Fn>(rt->Symbol(name)) : nullptr;
@@ -450,17 +453,30 @@ cudaError_t StreamUpdateCaptureDependenciesImpl(cudaStream_t stream,
                                                 const cudaGraphEdgeData* dependencyData,
                                                 size_t numDependencies, unsigned int flags) {
   Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
   using Fn = cudaError_t (*)(cudaStream_t, cudaGraphNode_t*, size_t, unsigned int);
   auto fn = Old<Fn>(rt, kPtsz ? "cudaStreamUpdateCaptureDependencies_ptsz"
                               : "cudaStreamUpdateCaptureDependencies");
-  if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
+  // Before 11.3 (11.2) the runtime has none: the driver's cuStreamUpdateCaptureDependencies(_ptsz)
+  // (11.3+, the same arguments: what 11.3+ runtimes wrap; 35 where the driver lacks it, nothing
+  // run), after the runtime's initialisation (cudaFree(NULL), its error the answer).
+  using DriverFn = int (*)(cudaStream_t, cudaGraphNode_t*, size_t, unsigned int);
+  auto driver_fn = fn == nullptr ? reinterpret_cast<DriverFn>(ServedDriverEntry(
+                                       kPtsz ? kEntry_cuStreamUpdateCaptureDependencies_ptsz
+                                             : kEntry_cuStreamUpdateCaptureDependencies))
+                                 : nullptr;
+  if (fn == nullptr && driver_fn == nullptr) return Served<I>(cudaErrorInsufficientDriver);
   if (dependencyData != nullptr) {
     return CannotExpress(rt,
                          kPtsz ? kCudart_cudaStreamUpdateCaptureDependencies_ptsz
                                : kCudart_cudaStreamUpdateCaptureDependencies,
                          "edge data (runtimes before 12.3 have only default edges)");
   }
-  return fn(stream, dependencies, numDependencies, flags);
+  if (fn != nullptr) return fn(stream, dependencies, numDependencies, flags);
+  auto runtime_free = Old<cudaError_t (*)(void*)>(rt, "cudaFree");
+  const cudaError_t init_rc = runtime_free != nullptr ? runtime_free(nullptr) : CUDYN_MISSING;
+  if (init_rc != cudaSuccess) return Served<I>(init_rc);
+  return Served<I>(CudaErrorFromDriver(driver_fn(stream, dependencies, numDependencies, flags)));
 }
 template <int I>
 cudaError_t StreamUpdateCaptureDependenciesNoEdges(cudaStream_t stream,
@@ -784,14 +800,22 @@ cudaError_t GetDriverEntryPointByVersionDriverPtsz(const char* symbol, void** fu
 // char) at offsets 0/8/16, sizes 4/8/1; index 3 answers 1; the kernel's cudaKernel_t (cudaGetKernel)
 // index 1 -> 0, offset 8, size 8, no last error; a host pointer that is neither 400 (the driver's
 // answer for it as a kernel); NULL 98.
+// The driver's cuFuncGetParamInfo or cuKernelGetParamInfo (entry), one shape: (the function or
+// kernel handle, index, offset out, size out), its CUresult translated.
+template <typename Handle>
+cudaError_t ParamInfoFromDriver(int entry, Handle handle, size_t paramIndex, size_t* paramOffset,
+                                size_t* paramSize) {
+  using ParamInfoFn = int (*)(Handle, size_t, size_t*, size_t*);
+  auto info = reinterpret_cast<ParamInfoFn>(ServedDriverEntry(entry));
+  if (info == nullptr) return cudaErrorInsufficientDriver;
+  return CudaErrorFromDriver(info(handle, paramIndex, paramOffset, paramSize));
+}
 template <int I>
 cudaError_t FuncGetParamInfoDriverImpl(const void* func, size_t paramIndex, size_t* paramOffset,
                                    size_t* paramSize) {
   Runtime* rt = CudartAdapterRuntime(I);
   if (rt == nullptr) return CUDYN_NO_RUNTIME;
-  using ParamInfoFn = int (*)(CUfunction, size_t, size_t*, size_t*);
-  auto info = reinterpret_cast<ParamInfoFn>(ServedDriverEntry(kEntry_cuFuncGetParamInfo));
-  if (info == nullptr) return cudaErrorInsufficientDriver;
+  if (ServedDriverEntry(kEntry_cuFuncGetParamInfo) == nullptr) return cudaErrorInsufficientDriver;
   auto by_symbol = Old<cudaError_t (*)(cudaFunction_t*, const void*)>(rt, "cudaGetFuncBySymbol");
   if (by_symbol == nullptr) {
     return static_cast<cudaError_t>(rt->missing_result(kCudart_cudaFuncGetParamInfo));
@@ -802,16 +826,15 @@ cudaError_t FuncGetParamInfoDriverImpl(const void* func, size_t paramIndex, size
   cudaFunction_t function = nullptr;
   const cudaError_t rc = by_symbol(&function, func);
   if (rc == cudaErrorInvalidDeviceFunction && func != nullptr) {
-    using KernelInfoFn = int (*)(CUkernel, size_t, size_t*, size_t*);
-    auto kernel_info =
-        reinterpret_cast<KernelInfoFn>(ServedDriverEntry(kEntry_cuKernelGetParamInfo));
-    if (kernel_info == nullptr) return rc;
+    if (ServedDriverEntry(kEntry_cuKernelGetParamInfo) == nullptr) return rc;
     if (clear_before && reset != nullptr) reset();
     auto kernel = reinterpret_cast<CUkernel>(const_cast<void*>(func));
-    return CudaErrorFromDriver(kernel_info(kernel, paramIndex, paramOffset, paramSize));
+    return ParamInfoFromDriver(kEntry_cuKernelGetParamInfo, kernel, paramIndex, paramOffset,
+                               paramSize);
   }
   if (rc != cudaSuccess) return rc;
-  return CudaErrorFromDriver(info(function, paramIndex, paramOffset, paramSize));
+  return ParamInfoFromDriver(kEntry_cuFuncGetParamInfo, reinterpret_cast<CUfunction>(function),
+                             paramIndex, paramOffset, paramSize);
 }
 template <int I>
 cudaError_t FuncGetParamInfoDriver(const void* func, size_t paramIndex, size_t* paramOffset,
@@ -1103,6 +1126,55 @@ CUDYN_SAME_FIELD(cudaOffset3D, z, CUoffset3D, z)
 CUDYN_SAME_FIELD(cudaExtent, width, CUextent3D, width)
 CUDYN_SAME_FIELD(cudaExtent, height, CUextent3D, height)
 CUDYN_SAME_FIELD(cudaExtent, depth, CUextent3D, depth)
+// The graph, user-object, async-notification and array entries served from the driver
+// (inputs/cudart_served.tsv: cudaStreamBeginCaptureToGraph, cudaGraphInstantiateWithParams,
+// cudaDeviceRegisterAsyncNotification, 11.2's graph memory nodes, ...) pass their structs as they
+// are: each is the driver's field for field.
+static_assert(sizeof(cudaGraphEdgeData) == sizeof(CUgraphEdgeData), "cudaGraphEdgeData");
+CUDYN_SAME_FIELD(cudaGraphEdgeData, from_port, CUgraphEdgeData, from_port)
+CUDYN_SAME_FIELD(cudaGraphEdgeData, to_port, CUgraphEdgeData, to_port)
+CUDYN_SAME_FIELD(cudaGraphEdgeData, type, CUgraphEdgeData, type)
+CUDYN_SAME_FIELD(cudaGraphEdgeData, reserved, CUgraphEdgeData, reserved)
+static_assert(sizeof(cudaGraphInstantiateParams) == sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS),
+              "cudaGraphInstantiateParams");
+CUDYN_SAME_FIELD(cudaGraphInstantiateParams, flags, CUDA_GRAPH_INSTANTIATE_PARAMS, flags)
+CUDYN_SAME_FIELD(cudaGraphInstantiateParams, uploadStream, CUDA_GRAPH_INSTANTIATE_PARAMS,
+                 hUploadStream)
+CUDYN_SAME_FIELD(cudaGraphInstantiateParams, errNode_out, CUDA_GRAPH_INSTANTIATE_PARAMS,
+                 hErrNode_out)
+CUDYN_SAME_FIELD(cudaGraphInstantiateParams, result_out, CUDA_GRAPH_INSTANTIATE_PARAMS, result_out)
+static_assert(sizeof(cudaAsyncNotificationInfo_t) == sizeof(CUasyncNotificationInfo),
+              "cudaAsyncNotificationInfo_t");
+CUDYN_SAME_FIELD(cudaAsyncNotificationInfo_t, type, CUasyncNotificationInfo, type)
+CUDYN_SAME_FIELD(cudaAsyncNotificationInfo_t, info.overBudget.bytesOverBudget,
+                 CUasyncNotificationInfo, info.overBudget.bytesOverBudget)
+static_assert(sizeof(cudaAsyncCallbackHandle_t) == sizeof(CUasyncCallbackHandle),
+              "both async callback handles are one pointer");
+static_assert(sizeof(cudaMemAllocNodeParams) == sizeof(CUDA_MEM_ALLOC_NODE_PARAMS),
+              "cudaMemAllocNodeParams");
+CUDYN_SAME_FIELD(cudaMemAllocNodeParams, poolProps, CUDA_MEM_ALLOC_NODE_PARAMS, poolProps)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParams, accessDescs, CUDA_MEM_ALLOC_NODE_PARAMS, accessDescs)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParams, accessDescCount, CUDA_MEM_ALLOC_NODE_PARAMS,
+                 accessDescCount)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParams, bytesize, CUDA_MEM_ALLOC_NODE_PARAMS, bytesize)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParams, dptr, CUDA_MEM_ALLOC_NODE_PARAMS, dptr)
+static_assert(sizeof(cudaMemPoolProps) == sizeof(CUmemPoolProps), "cudaMemPoolProps");
+CUDYN_SAME_FIELD(cudaMemPoolProps, allocType, CUmemPoolProps, allocType)
+CUDYN_SAME_FIELD(cudaMemPoolProps, handleTypes, CUmemPoolProps, handleTypes)
+CUDYN_SAME_FIELD(cudaMemPoolProps, location, CUmemPoolProps, location)
+CUDYN_SAME_FIELD(cudaMemPoolProps, win32SecurityAttributes, CUmemPoolProps,
+                 win32SecurityAttributes)
+CUDYN_SAME_FIELD(cudaMemPoolProps, maxSize, CUmemPoolProps, maxSize)
+CUDYN_SAME_FIELD(cudaMemPoolProps, usage, CUmemPoolProps, usage)
+CUDYN_SAME_FIELD(cudaMemPoolProps, reserved, CUmemPoolProps, reserved)
+static_assert(sizeof(cudaMemAccessDesc) == sizeof(CUmemAccessDesc), "cudaMemAccessDesc");
+CUDYN_SAME_FIELD(cudaMemAccessDesc, location, CUmemAccessDesc, location)
+CUDYN_SAME_FIELD(cudaMemAccessDesc, flags, CUmemAccessDesc, flags)
+static_assert(sizeof(cudaArrayMemoryRequirements) == sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS),
+              "cudaArrayMemoryRequirements");
+CUDYN_SAME_FIELD(cudaArrayMemoryRequirements, size, CUDA_ARRAY_MEMORY_REQUIREMENTS, size)
+CUDYN_SAME_FIELD(cudaArrayMemoryRequirements, alignment, CUDA_ARRAY_MEMORY_REQUIREMENTS, alignment)
+CUDYN_SAME_FIELD(cudaArrayMemoryRequirements, reserved, CUDA_ARRAY_MEMORY_REQUIREMENTS, reserved)
 #undef CUDYN_SAME_FIELD
 static_assert(sizeof(cudaOffset3D) == sizeof(CUoffset3D) && sizeof(cudaExtent) == sizeof(CUextent3D),
               "cudaOffset3D / cudaExtent");
@@ -1127,6 +1199,55 @@ static_assert(SameValue(cudaMemcpyOperandTypePointer, CU_MEMCPY_OPERAND_TYPE_POI
                   SameValue(cudaMemcpyOperandTypeMax, CU_MEMCPY_OPERAND_TYPE_MAX),
               "cudaMemcpy3DOperandType is CUmemcpy3DOperandType");
 static_assert(sizeof(cudaArray_t) == sizeof(CUarray), "an array operand is a CUarray");
+static_assert(SameValue(cudaStreamCaptureModeGlobal, CU_STREAM_CAPTURE_MODE_GLOBAL) &&
+                  SameValue(cudaStreamCaptureModeThreadLocal, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) &&
+                  SameValue(cudaStreamCaptureModeRelaxed, CU_STREAM_CAPTURE_MODE_RELAXED),
+              "cudaStreamCaptureMode is CUstreamCaptureMode");
+static_assert(SameValue(cudaGraphDependencyTypeDefault, CU_GRAPH_DEPENDENCY_TYPE_DEFAULT) &&
+                  SameValue(cudaGraphDependencyTypeProgrammatic,
+                            CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC),
+              "cudaGraphDependencyType is CUgraphDependencyType");
+static_assert(SameValue(cudaGraphInstantiateSuccess, CUDA_GRAPH_INSTANTIATE_SUCCESS) &&
+                  SameValue(cudaGraphInstantiateError, CUDA_GRAPH_INSTANTIATE_ERROR) &&
+                  SameValue(cudaGraphInstantiateInvalidStructure,
+                            CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE) &&
+                  SameValue(cudaGraphInstantiateNodeOperationNotSupported,
+                            CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED) &&
+                  SameValue(cudaGraphInstantiateMultipleDevicesNotSupported,
+                            CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED) &&
+                  SameValue(cudaGraphInstantiateConditionalHandleUnused,
+                            CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED),
+              "cudaGraphInstantiateResult is CUgraphInstantiateResult");
+static_assert(SameValue(cudaGraphInstantiateFlagAutoFreeOnLaunch,
+                        CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) &&
+                  SameValue(cudaGraphInstantiateFlagUpload, CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD) &&
+                  SameValue(cudaGraphInstantiateFlagDeviceLaunch,
+                            CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) &&
+                  SameValue(cudaGraphInstantiateFlagUseNodePriority,
+                            CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY),
+              "cudaGraphInstantiateFlags are CUgraphInstantiate_flags");
+static_assert(SameValue(cudaAsyncNotificationTypeOverBudget,
+                        CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET),
+              "cudaAsyncNotificationType is CUasyncNotificationType");
+static_assert(SameValue(cudaUserObjectNoDestructorSync, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC) &&
+                  SameValue(cudaGraphUserObjectMove, CU_GRAPH_USER_OBJECT_MOVE),
+              "cudaUserObjectFlags / cudaUserObjectRetainFlags are the driver's");
+static_assert(SameValue(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
+                        CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX) &&
+                  SameValue(cudaFlushGPUDirectRDMAWritesToOwner,
+                            CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER) &&
+                  SameValue(cudaFlushGPUDirectRDMAWritesToAllDevices,
+                            CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES),
+              "cudaFlushGPUDirectRDMAWrites target / scope are the driver's");
+static_assert(SameValue(cudaGraphMemAttrUsedMemCurrent, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT) &&
+                  SameValue(cudaGraphMemAttrUsedMemHigh, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH) &&
+                  SameValue(cudaGraphMemAttrReservedMemCurrent,
+                            CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT) &&
+                  SameValue(cudaGraphMemAttrReservedMemHigh, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH),
+              "cudaGraphMemAttributeType is CUgraphMem_attribute");
+static_assert(sizeof(cudaHostFn_t) == sizeof(CUhostFn) &&
+                  sizeof(cudaMipmappedArray_t) == sizeof(CUmipmappedArray),
+              "cudaHostFn_t / cudaMipmappedArray_t are CUhostFn / CUmipmappedArray");
 
 enum class ServedInit { kContext, kDriver };
 constexpr ServedInit kServedInit_context = ServedInit::kContext;
@@ -1168,6 +1289,48 @@ cudaError_t ServedInitialise(Runtime* rt, ServedInit init) {
 #include "version_tables/generated_cudart/cudart_served.inc"
 #undef CUDYN_CUDART_SERVED
 
+// cudaGraphConditionalHandleCreate (12.3+): the driver's cuGraphConditionalHandleCreate (driver
+// 12.3+; 35 where the driver lacks it, nothing run), which also takes the context the handle's
+// conditional nodes run in: the runtime's, i.e. its current device's primary context that its own
+// initialisation (cudaFree(NULL), its error the answer) makes current on this thread, read back
+// with cuCtxGetCurrent. cudaGraphConditionalHandle is CUgraphConditionalHandle (both 64-bit) and
+// cudaGraphCondAssignDefault is CU_GRAPH_COND_ASSIGN_DEFAULT.
+static_assert(sizeof(cudaGraphConditionalHandle) == sizeof(CUgraphConditionalHandle),
+              "cudaGraphConditionalHandle is CUgraphConditionalHandle");
+static_assert(SameValue(cudaStreamAddCaptureDependencies, CU_STREAM_ADD_CAPTURE_DEPENDENCIES) &&
+                  SameValue(cudaStreamSetCaptureDependencies, CU_STREAM_SET_CAPTURE_DEPENDENCIES),
+              "cudaStreamUpdateCaptureDependenciesFlags are CUstreamUpdateCaptureDependencies_flags");
+static_assert(SameValue(cudaGraphCondAssignDefault, CU_GRAPH_COND_ASSIGN_DEFAULT),
+              "cudaGraphCondAssignDefault is CU_GRAPH_COND_ASSIGN_DEFAULT");
+template <int I>
+cudaError_t GraphConditionalHandleCreateDriverImpl(cudaGraphConditionalHandle* pHandle_out,
+                                                   cudaGraph_t graph,
+                                                   unsigned int defaultLaunchValue,
+                                                   unsigned int flags) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
+  using CreateFn = int (*)(cudaGraphConditionalHandle*, CUgraph, CUcontext, unsigned int,
+                           unsigned int);
+  auto create =
+      reinterpret_cast<CreateFn>(ServedDriverEntry(kEntry_cuGraphConditionalHandleCreate));
+  if (create == nullptr) return cudaErrorInsufficientDriver;  // before anything is asked
+  auto ctx_get = reinterpret_cast<int (*)(CUcontext*)>(ServedDriverEntry(kEntry_cuCtxGetCurrent));
+  if (ctx_get == nullptr) return cudaErrorInsufficientDriver;
+  const cudaError_t init_rc = ServedInitialise(rt, ServedInit::kContext);
+  if (init_rc != cudaSuccess) return init_rc;
+  CUcontext context = nullptr;
+  const int ctx_rc = ctx_get(&context);
+  if (ctx_rc != 0) return CudaErrorFromDriver(ctx_rc);
+  return CudaErrorFromDriver(create(pHandle_out, graph, context, defaultLaunchValue, flags));
+}
+template <int I>
+cudaError_t GraphConditionalHandleCreateDriver(cudaGraphConditionalHandle* pHandle_out,
+                                               cudaGraph_t graph, unsigned int defaultLaunchValue,
+                                               unsigned int flags) {
+  return Served<I>(
+      GraphConditionalHandleCreateDriverImpl<I>(pHandle_out, graph, defaultLaunchValue, flags));
+}
+
 // The older runtime functions each adapter can work with (it is bound if any is present).
 struct AdapterRow {
   CudartAdapter adapter;
@@ -1194,9 +1357,11 @@ const AdapterRow kAdapterRows[] = {
               "cudaStreamGetCaptureInfo_v2\0" "cudaStreamGetCaptureInfo"),
     CUDYN_ROW(StreamGetCaptureInfoNoEdgesPtsz,
               "cudaStreamGetCaptureInfo_v2_ptsz\0" "cudaStreamGetCaptureInfo_ptsz"),
-    CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdges, "cudaStreamUpdateCaptureDependencies"),
+    // Before 11.3 the driver's (cudaFree: the runtime's initialisation first).
+    CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdges,
+              "cudaStreamUpdateCaptureDependencies\0" "cudaFree"),
     CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdgesPtsz,
-              "cudaStreamUpdateCaptureDependencies_ptsz"),
+              "cudaStreamUpdateCaptureDependencies_ptsz\0" "cudaFree"),
     CUDYN_ROW(GraphAddDependenciesNoEdges, "cudaGraphAddDependencies"),
     CUDYN_ROW(GraphRemoveDependenciesNoEdges, "cudaGraphRemoveDependencies"),
     CUDYN_ROW(GraphGetEdgesNoEdges, "cudaGraphGetEdges"),
@@ -1219,6 +1384,7 @@ const AdapterRow kAdapterRows[] = {
     // The driver answers (after the runtime's own cudaGetFuncBySymbol, 11.0+).
     CUDYN_ROW(FuncGetParamInfoDriver, "cudaGetFuncBySymbol"),
     CUDYN_ROW(KernelSetAttributeForDeviceDriver, "cudaRuntimeGetVersion"),
+    CUDYN_ROW(GraphConditionalHandleCreateDriver, "cudaFree"),
 // The generated zero-tail adapters, after the hand-written ones.
 #define CUDYN_CUDART_ZERO_TAIL(name, ret, params, args, olds, zero_outs) CUDYN_ROW(name, olds),
 #include "version_tables/generated_cudart/cudart_zero_tail.inc"

@@ -545,7 +545,12 @@ def build(inputs):
             if fam not in FAMILY_ORDER or fam == 13:
                 raise TableError("cudart_served.tsv: %s lists family %d" % (row["symbol"], fam))
             r = e["rules"][str(fam)]
-            if r["candidates"] or r["adapter"]:
+            # A family whose newer runtimes export the entry (11.8) and older ones do not (11.2):
+            # the driver serves it where no candidate is present (the loader tries candidates
+            # first). A row for a family where every runtime has a candidate serves nothing.
+            fallback = r["candidates"] and not all(
+                any(c in exports[v] for c in r["candidates"]) for v in FAMILIES[fam])
+            if r["adapter"] or (r["candidates"] and not fallback):
                 raise TableError("cudart_served.tsv: %s on family %d is already served (%s)" % (
                     row["symbol"], fam, bind_text(r)))
             r["adapter"] = name
@@ -660,7 +665,8 @@ def write_table(entries, runtimes, info, out):
 def served_text(rule, needs_driver):
     """How a family's runtime serves an entry, for CUDART_SERVED.md."""
     if rule.get("driver"):
-        return "driver `%s` (35 where the driver lacks it)" % rule["driver"]
+        return "%sdriver `%s` (35 where the driver lacks it)" % (
+            "native, else " if rule["candidates"] else "", rule["driver"])
     if rule["candidates"] and rule["adapter"]:
         return "native, else adapter"
     if rule["candidates"]:

@@ -42,6 +42,14 @@ constexpr FakeRuntime kOlderRuntimes[] = {
     {"12.0", "libcudart.so.12"},   {"12.5", "libcudart.so.12"},   {"12.8", "libcudart.so.12"},
 };
 
+// The soname of the fake runtime `version` (kOlderRuntimes, 13.0).
+std::string SonameOf(const std::string& version) {
+  for (const FakeRuntime& f : kOlderRuntimes) {
+    if (version == f.version) return f.soname;
+  }
+  return "libcudart.so.13";
+}
+
 std::unique_ptr<Runtime> OpenFake(const std::string& version, const std::string& soname) {
   RuntimeOptions o;
   o.runtime_path = testing::Runfile("tests/fake_runtime/" + version + "/" + soname);
@@ -86,6 +94,22 @@ class Served : public ::testing::Test {
   Fn Entry(int index) {
     return reinterpret_cast<Fn>(rt_->Resolve(index));
   }
+  // The fake runtime `version` (kept in *rt) and its binding of entry `index`.
+  template <typename Fn>
+  static Fn OpenResolved(const std::string& version, int index, std::unique_ptr<Runtime>* rt) {
+    *rt = OpenFake(version, SonameOf(version));
+    return *rt ? reinterpret_cast<Fn>((*rt)->Resolve(index)) : nullptr;
+  }
+  // A runtime `version` that has entry `index` binds it natively, under its own name.
+  static void ExpectNative(const std::string& version, int index) {
+    std::unique_ptr<Runtime> rt;
+    EXPECT_NE(OpenResolved<void*>(version, index, &rt), nullptr) << version;
+    if (rt) EXPECT_EQ(rt->bound_symbol(index), std::string(CudartSymbol(index))) << version;
+  }
+  // Whether this process's fake driver (its exports generated from the driver table) has `symbol`.
+  static bool DriverHas(const char* symbol) {
+    return dlsym(DefaultDriver().handle(), symbol) != nullptr;
+  }
   CudynFakeApi drv_{};
   std::unique_ptr<Runtime> rt_;
 };
@@ -102,17 +126,18 @@ TEST_F(Served, EveryServedEntryBindsOnEveryOlderFamily) {
       if (std::strncmp(CudartAdapterName(rule.adapter), "Driver_", 7) != 0) continue;
       ++served;
       EXPECT_NE(rt->Resolve(i), nullptr) << CudartSymbol(i);
-      EXPECT_EQ(rt->status(i), EntryStatus::kAdapter) << CudartSymbol(i);
+      // A family's newer runtimes may export it (11.8's cudaUserObjectCreate): native there, the
+      // driver only where the runtime (a generated fake: the real one's exports) lacks it.
+      const bool exported = dlsym(rt->handle(), std::string(CudartSymbol(i)).c_str()) != nullptr;
+      EXPECT_EQ(rt->status(i), exported ? EntryStatus::kNative : EntryStatus::kAdapter)
+          << CudartSymbol(i);
       EXPECT_EQ(std::string(CudartAdapterName(rule.adapter)),
                 "Driver_" + std::string(CudartSymbol(i)));
     }
   }
   EXPECT_GE(served, 6 * 27);
-  auto rt13 = OpenFake("13.0", "libcudart.so.13");
-  EXPECT_NE(rt13->Resolve(kCudart_cudaStreamGetId), nullptr);
-  EXPECT_EQ(rt13->bound_symbol(kCudart_cudaStreamGetId), "cudaStreamGetId");
-  EXPECT_NE(rt13->Resolve(kCudart_cudaLibraryLoadData), nullptr);
-  EXPECT_EQ(rt13->bound_symbol(kCudart_cudaLibraryLoadData), "cudaLibraryLoadData");
+  ExpectNative("13.0", kCudart_cudaStreamGetId);
+  ExpectNative("13.0", kCudart_cudaLibraryLoadData);
 }
 
 TEST_F(Served, StreamGetIdInitialisesThenCallsTheDriver) {
@@ -501,9 +526,7 @@ TEST_F(Served, InitDeviceComposesTheRuntimesOwnCalls) {
   EXPECT_EQ(fn(0, 0, 0), cudaErrorNoDevice);
   EXPECT_EQ(RuntimeCalls("cudaFree"), 0);
   // 12.x runtimes have their own.
-  auto rt12 = OpenFake("12.0", "libcudart.so.12");
-  EXPECT_NE(rt12->Resolve(kCudart_cudaInitDevice), nullptr);
-  EXPECT_EQ(rt12->bound_symbol(kCudart_cudaInitDevice), "cudaInitDevice");
+  ExpectNative("12.0", kCudart_cudaInitDevice);
 }
 
 // cudaFuncGetName on 11.x: the device name the registration code recorded for the host stub.
@@ -527,9 +550,7 @@ TEST_F(Served, FuncGetNameAnswersFromTheRegistration) {
   name = nullptr;
   EXPECT_EQ(fn(&name, &host_stub), cudaErrorInvalidResourceHandle);
   EXPECT_EQ(name, nullptr);
-  auto rt125 = OpenFake("12.5", "libcudart.so.12");
-  EXPECT_NE(rt125->Resolve(kCudart_cudaFuncGetName), nullptr);
-  EXPECT_EQ(rt125->bound_symbol(kCudart_cudaFuncGetName), "cudaFuncGetName");
+  ExpectNative("12.5", kCudart_cudaFuncGetName);
 }
 
 // cudaFuncGetParamInfo before 12.4: the runtime's own cudaGetFuncBySymbol for the host stub (its
@@ -609,9 +630,7 @@ TEST_F(Served, FuncGetParamInfoComposesGetFuncBySymbolAndTheDriver) {
   EXPECT_EQ(fn(nullptr, 1, &offset, &size), cudaErrorInvalidDeviceFunction);
   EXPECT_EQ(DriverCalls("cuKernelGetParamInfo").size(), 3u);
   // 12.4+ runtimes have their own (12.0-12.3 would take the adapter).
-  auto rt125 = OpenFake("12.5", "libcudart.so.12");
-  EXPECT_NE(rt125->Resolve(kCudart_cudaFuncGetParamInfo), nullptr);
-  EXPECT_EQ(rt125->bound_symbol(kCudart_cudaFuncGetParamInfo), "cudaFuncGetParamInfo");
+  ExpectNative("12.5", kCudart_cudaFuncGetParamInfo);
   EXPECT_EQ(CudartRuleFor(kCudart_cudaFuncGetParamInfo, 12).adapter,
             CudartAdapter::kFuncGetParamInfoDriver);
 }
@@ -622,9 +641,9 @@ TEST_F(Served, FuncGetParamInfoComposesGetFuncBySymbolAndTheDriver) {
 TEST_F(Served, KernelSetAttributeForDeviceReordersAndMapsTheAttribute) {
   for (const char* v : {"11.8", "12.5"}) {
     SCOPED_TRACE(v);
-    auto rt = OpenFake(v, std::string(v) == "11.8" ? "libcudart.so.11.0" : "libcudart.so.12");
-    auto fn = reinterpret_cast<decltype(&cudaKernelSetAttributeForDevice)>(
-        rt->Resolve(kCudart_cudaKernelSetAttributeForDevice));
+    std::unique_ptr<Runtime> rt;
+    auto fn = OpenResolved<decltype(&cudaKernelSetAttributeForDevice)>(
+        v, kCudart_cudaKernelSetAttributeForDevice, &rt);
     ASSERT_NE(fn, nullptr);
     EXPECT_EQ(rt->status(kCudart_cudaKernelSetAttributeForDevice), EntryStatus::kAdapter);
     drv_.reset();
@@ -675,9 +694,9 @@ TEST_F(Served, KernelSetAttributeForDeviceReordersAndMapsTheAttribute) {
 TEST_F(Served, GetDriverEntryPointByVersionAsksTheDriver) {
   for (const char* v : {"11.8", "12.0"}) {
     SCOPED_TRACE(v);
-    auto rt = OpenFake(v, std::string(v) == "11.8" ? "libcudart.so.11.0" : "libcudart.so.12");
-    auto fn = reinterpret_cast<decltype(&cudaGetDriverEntryPointByVersion)>(
-        rt->Resolve(kCudart_cudaGetDriverEntryPointByVersion));
+    std::unique_ptr<Runtime> rt;
+    auto fn = OpenResolved<decltype(&cudaGetDriverEntryPointByVersion)>(
+        v, kCudart_cudaGetDriverEntryPointByVersion, &rt);
     ASSERT_NE(fn, nullptr);
     EXPECT_EQ(rt->status(kCudart_cudaGetDriverEntryPointByVersion), EntryStatus::kAdapter);
     drv_.reset();
@@ -721,10 +740,273 @@ TEST_F(Served, GetDriverEntryPointByVersionAsksTheDriver) {
     EXPECT_EQ(calls.back()->args[calls.back()->arg_word[3]],
               static_cast<unsigned long long>(cudaEnablePerThreadDefaultStream));
   }
-  auto rt125 = OpenFake("12.5", "libcudart.so.12");
-  EXPECT_NE(rt125->Resolve(kCudart_cudaGetDriverEntryPointByVersion), nullptr);
-  EXPECT_EQ(rt125->bound_symbol(kCudart_cudaGetDriverEntryPointByVersion),
-            "cudaGetDriverEntryPointByVersion");
+  ExpectNative("12.5", kCudart_cudaGetDriverEntryPointByVersion);
+}
+
+// cudaStreamBeginCaptureToGraph (driver 12.3+) and cudaGraphInstantiateWithParams (12.0+) before
+// 12.x runtimes: the runtime's initialisation, then the driver's entry with the caller's arguments
+// unchanged (the handles are the driver's; cudaGraphEdgeData and cudaGraphInstantiateParams read
+// back from the bytes the driver received as CUgraphEdgeData / CUDA_GRAPH_INSTANTIATE_PARAMS, field
+// by field); a driver without the entry (the fake's exports: the driver table's) answers 35, nothing
+// run.
+TEST_F(Served, CaptureToGraphAndInstantiateWithParamsReachTheDriver) {
+  const auto stream = reinterpret_cast<cudaStream_t>(0x51);
+  const auto graph = reinterpret_cast<cudaGraph_t>(0x52);
+  cudaGraphNode_t deps[2] = {reinterpret_cast<cudaGraphNode_t>(0x61),
+                             reinterpret_cast<cudaGraphNode_t>(0x62)};
+  cudaGraphEdgeData edges[2] = {};
+  edges[1].from_port = cudaGraphKernelNodePortProgrammatic;
+  edges[1].to_port = 3;
+  edges[1].type = cudaGraphDependencyTypeProgrammatic;
+  for (const bool ptsz : {false, true}) {
+    SCOPED_TRACE(ptsz);
+    const char* driver_entry = ptsz ? "cuStreamBeginCaptureToGraph_ptsz" : "cuStreamBeginCaptureToGraph";
+    auto begin = Entry<decltype(&cudaStreamBeginCaptureToGraph)>(
+        ptsz ? kCudart_cudaStreamBeginCaptureToGraph_ptsz : kCudart_cudaStreamBeginCaptureToGraph);
+    ASSERT_NE(begin, nullptr);
+    const bool has = DriverHas(driver_entry);
+    FakeRuntimeCall("fake_cudart_reset");
+    drv_.set_capture(driver_entry, 3, sizeof(edges));
+    EXPECT_EQ(begin(stream, graph, deps, edges, 2, cudaStreamCaptureModeRelaxed),
+              has ? cudaSuccess : cudaErrorInsufficientDriver);
+    EXPECT_EQ(RuntimeCalls("cudaFree"), has ? 1 : 0);
+    auto calls = DriverCalls(driver_entry);
+    ASSERT_EQ(calls.size(), has ? 1u : 0u);
+    if (!has) continue;
+    const uintptr_t want[] = {0x51, 0x52, reinterpret_cast<uintptr_t>(deps),
+                              reinterpret_cast<uintptr_t>(edges), 2,
+                              static_cast<uintptr_t>(CU_STREAM_CAPTURE_MODE_RELAXED)};
+    ASSERT_EQ(calls[0]->num_args, 6);
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(calls[0]->args[i], want[i]) << i;
+    ASSERT_EQ(calls[0]->captured_size, static_cast<int>(sizeof(edges)));
+    CUgraphEdgeData seen[2];
+    std::memcpy(seen, calls[0]->captured, sizeof(seen));
+    EXPECT_EQ(seen[0].type, CU_GRAPH_DEPENDENCY_TYPE_DEFAULT);
+    EXPECT_EQ(seen[1].from_port, CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC);
+    EXPECT_EQ(seen[1].to_port, 3);
+    EXPECT_EQ(seen[1].type, CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC);
+  }
+  auto instantiate =
+      Entry<decltype(&cudaGraphInstantiateWithParams)>(kCudart_cudaGraphInstantiateWithParams);
+  ASSERT_NE(instantiate, nullptr);
+  EXPECT_EQ(rt_->status(kCudart_cudaGraphInstantiateWithParams), EntryStatus::kAdapter);
+  ASSERT_TRUE(DriverHas("cuGraphInstantiateWithParams"));  // 12.0+: every driver of this run
+  cudaGraphInstantiateParams params = {};
+  params.flags = cudaGraphInstantiateFlagUpload | cudaGraphInstantiateFlagUseNodePriority;
+  params.uploadStream = stream;
+  params.errNode_out = deps[0];
+  params.result_out = cudaGraphInstantiateNodeOperationNotSupported;
+  cudaGraphExec_t exec = nullptr;
+  drv_.set_capture("cuGraphInstantiateWithParams", 2, sizeof(params));
+  FakeRuntimeCall("fake_cudart_reset");
+  EXPECT_EQ(instantiate(&exec, graph, &params), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 1);
+  auto calls = DriverCalls("cuGraphInstantiateWithParams");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->args[0], reinterpret_cast<uintptr_t>(&exec));
+  EXPECT_EQ(calls[0]->args[1], 0x52u);
+  EXPECT_EQ(calls[0]->args[2], reinterpret_cast<uintptr_t>(&params));  // the driver fills it
+  ASSERT_EQ(calls[0]->captured_size, static_cast<int>(sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS)));
+  CUDA_GRAPH_INSTANTIATE_PARAMS seen;
+  std::memcpy(&seen, calls[0]->captured, sizeof(seen));
+  EXPECT_EQ(seen.flags, static_cast<cuuint64_t>(CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
+                                                CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(seen.hUploadStream), 0x51u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(seen.hErrNode_out), 0x61u);
+  EXPECT_EQ(seen.result_out, CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED);
+  drv_.set_result("cuGraphInstantiateWithParams", 400);
+  EXPECT_EQ(instantiate(&exec, graph, &params), cudaErrorInvalidResourceHandle);
+  auto ptsz = Entry<decltype(&cudaGraphInstantiateWithParams)>(
+      kCudart_cudaGraphInstantiateWithParams_ptsz);
+  EXPECT_EQ(ptsz(&exec, graph, &params), cudaSuccess);
+  EXPECT_EQ(DriverCalls("cuGraphInstantiateWithParams_ptsz").size(), 1u);
+  ExpectNative("12.5", kCudart_cudaGraphInstantiateWithParams);
+  ExpectNative("12.5", kCudart_cudaStreamBeginCaptureToGraph);
+}
+
+// cudaDeviceRegisterAsyncNotification / Unregister (driver 12.4+): cuInit, then the driver's entry
+// with the caller's device, callback, user data and handle out-pointer unchanged: the driver calls
+// the caller's callback (its arguments are the runtime callback's, field for field) with the handle
+// the caller got back. 35 on a driver without it, nothing run.
+void AsyncCallbackForTest(cudaAsyncNotificationInfo_t*, void*, cudaAsyncCallbackHandle_t) {}
+TEST_F(Served, AsyncNotificationsPassTheCallersCallback) {
+  auto reg = Entry<decltype(&cudaDeviceRegisterAsyncNotification)>(
+      kCudart_cudaDeviceRegisterAsyncNotification);
+  auto unreg = Entry<decltype(&cudaDeviceUnregisterAsyncNotification)>(
+      kCudart_cudaDeviceUnregisterAsyncNotification);
+  ASSERT_NE(reg, nullptr);
+  ASSERT_NE(unreg, nullptr);
+  const bool has = DriverHas("cuDeviceRegisterAsyncNotification");
+  int user = 0;
+  cudaAsyncCallbackHandle_t handle = nullptr;
+  EXPECT_EQ(reg(1, AsyncCallbackForTest, &user, &handle),
+            has ? cudaSuccess : cudaErrorInsufficientDriver);
+  const auto back = reinterpret_cast<cudaAsyncCallbackHandle_t>(0x99);
+  EXPECT_EQ(unreg(1, back), has ? cudaSuccess : cudaErrorInsufficientDriver);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 0);  // a device call: cuInit, no context
+  EXPECT_EQ(DriverCalls("cuInit").size(), has ? 2u : 0u);
+  auto r = DriverCalls("cuDeviceRegisterAsyncNotification");
+  auto u = DriverCalls("cuDeviceUnregisterAsyncNotification");
+  ASSERT_EQ(r.size(), has ? 1u : 0u);
+  ASSERT_EQ(u.size(), has ? 1u : 0u);
+  if (!has) return;
+  EXPECT_EQ(static_cast<int>(r[0]->args[0]), 1);
+  EXPECT_EQ(r[0]->args[1], reinterpret_cast<uintptr_t>(&AsyncCallbackForTest));
+  EXPECT_EQ(r[0]->args[2], reinterpret_cast<uintptr_t>(&user));
+  EXPECT_EQ(r[0]->args[3], reinterpret_cast<uintptr_t>(&handle));
+  EXPECT_EQ(static_cast<int>(u[0]->args[0]), 1);
+  EXPECT_EQ(u[0]->args[1], 0x99u);
+  drv_.set_result("cuDeviceRegisterAsyncNotification", 101);
+  EXPECT_EQ(reg(7, AsyncCallbackForTest, &user, &handle), cudaErrorInvalidDevice);
+}
+
+// cudaGraphConditionalHandleCreate (driver 12.3+): the runtime's initialisation, cuCtxGetCurrent
+// (the runtime's context), then cuGraphConditionalHandleCreate with that context between the graph
+// and the caller's default value and flags; cuCtxGetCurrent's error is the answer.
+TEST_F(Served, ConditionalHandleCreateTakesTheRuntimesContext) {
+  auto create = Entry<decltype(&cudaGraphConditionalHandleCreate)>(
+      kCudart_cudaGraphConditionalHandleCreate);
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(rt_->status(kCudart_cudaGraphConditionalHandleCreate), EntryStatus::kAdapter);
+  const bool has = DriverHas("cuGraphConditionalHandleCreate");
+  cudaGraphConditionalHandle handle = 0;
+  const auto graph = reinterpret_cast<cudaGraph_t>(0x52);
+  EXPECT_EQ(create(&handle, graph, 1, cudaGraphCondAssignDefault),
+            has ? cudaSuccess : cudaErrorInsufficientDriver);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), has ? 1 : 0);
+  auto calls = DriverCalls("cuGraphConditionalHandleCreate");
+  ASSERT_EQ(calls.size(), has ? 1u : 0u);
+  if (!has) return;
+  auto ctx = DriverCalls("cuCtxGetCurrent");
+  ASSERT_EQ(ctx.size(), 1u);
+  // cuCtxGetCurrent wrote into the adapter's local; the fake writes nothing, so the context the
+  // driver got is the value the adapter started from (none): what matters is the order and that
+  // the create call carries a context argument at position 2.
+  int ctx_at = -1, create_at = -1;
+  for (int i = 0; i < drv_.call_count(); ++i) {
+    if (drv_.call(i) == ctx[0]) ctx_at = i;
+    if (drv_.call(i) == calls[0]) create_at = i;
+  }
+  EXPECT_LT(ctx_at, create_at);
+  ASSERT_EQ(calls[0]->num_args, 5);
+  EXPECT_EQ(calls[0]->args[0], reinterpret_cast<uintptr_t>(&handle));
+  EXPECT_EQ(calls[0]->args[1], 0x52u);
+  EXPECT_EQ(calls[0]->args[2], 0u);
+  EXPECT_EQ(static_cast<unsigned>(calls[0]->args[3]), 1u);
+  EXPECT_EQ(static_cast<unsigned>(calls[0]->args[4]),
+            static_cast<unsigned>(CU_GRAPH_COND_ASSIGN_DEFAULT));
+  drv_.set_result("cuCtxGetCurrent", 201);
+  EXPECT_EQ(create(&handle, graph, 0, 0), cudaErrorDeviceUninitialized);
+  EXPECT_EQ(DriverCalls("cuGraphConditionalHandleCreate").size(), 1u);
+  ExpectNative("12.5", kCudart_cudaGraphConditionalHandleCreate);
+}
+
+// What 11.3-11.6 runtimes added (user objects, graph memory nodes, ...) on 11.2, which lacks it:
+// every entry whose family-11 rule is "native, else driver" binds natively on 11.8 and to its
+// Driver_ adapter on 11.2 (each fake exports what its real runtime does); a call on 11.2 reaches
+// the driver with the caller's arguments (cudaMemAllocNodeParams read back from the bytes the
+// driver received as CUDA_MEM_ALLOC_NODE_PARAMS, field by field).
+TEST_F(Served, ElevenTwoGetsFromTheDriverWhatLaterElevensHave) {
+  std::unique_ptr<Runtime> rt112;
+  ASSERT_NE(OpenResolved<void*>("11.2", kCudart_cudaMalloc, &rt112), nullptr);
+  int fallbacks = 0;
+  for (int i = 0; i < kCudartEntryCount; ++i) {
+    const CudartRule& rule = CudartRuleFor(i, 11);
+    if (rule.candidates[0] == '\0' ||
+        std::strncmp(CudartAdapterName(rule.adapter), "Driver_", 7) != 0) {
+      continue;
+    }
+    ++fallbacks;
+    SCOPED_TRACE(std::string(CudartSymbol(i)));
+    EXPECT_EQ(dlsym(rt112->handle(), std::string(CudartSymbol(i)).c_str()), nullptr);
+    EXPECT_NE(rt112->Resolve(i), nullptr);
+    EXPECT_EQ(rt112->status(i), EntryStatus::kAdapter);
+    ExpectNative("11.8", i);
+  }
+  EXPECT_GT(fallbacks, 0);
+  auto create = reinterpret_cast<decltype(&cudaUserObjectCreate)>(
+      rt112->Resolve(kCudart_cudaUserObjectCreate));
+  ASSERT_NE(create, nullptr);
+  cudaUserObject_t object = nullptr;
+  static int payload;
+  auto destroy = [](void*) {};
+  cudaHostFn_t destroy_fn = destroy;
+  EXPECT_EQ(create(&object, &payload, destroy_fn, 2, cudaUserObjectNoDestructorSync), cudaSuccess);
+  auto uc = DriverCalls("cuUserObjectCreate");
+  ASSERT_EQ(uc.size(), 1u);
+  const uintptr_t want[] = {reinterpret_cast<uintptr_t>(&object),
+                            reinterpret_cast<uintptr_t>(&payload),
+                            reinterpret_cast<uintptr_t>(destroy_fn), 2,
+                            static_cast<uintptr_t>(CU_USER_OBJECT_NO_DESTRUCTOR_SYNC)};
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(uc[0]->args[k], want[k]) << k;
+  auto add_alloc = reinterpret_cast<decltype(&cudaGraphAddMemAllocNode)>(
+      rt112->Resolve(kCudart_cudaGraphAddMemAllocNode));
+  ASSERT_NE(add_alloc, nullptr);
+  cudaMemAccessDesc access = {};
+  access.location = {cudaMemLocationTypeDevice, 1};
+  access.flags = cudaMemAccessFlagsProtReadWrite;
+  cudaMemAllocNodeParams params = {};
+  params.poolProps.allocType = cudaMemAllocationTypePinned;
+  params.poolProps.location = {cudaMemLocationTypeDevice, 1};
+  params.poolProps.maxSize = 1 << 20;
+  params.accessDescs = &access;
+  params.accessDescCount = 1;
+  params.bytesize = 4096;
+  cudaGraphNode_t node = nullptr;
+  const auto graph = reinterpret_cast<cudaGraph_t>(0x52);
+  drv_.set_capture("cuGraphAddMemAllocNode", 4, sizeof(params));
+  EXPECT_EQ(add_alloc(&node, graph, nullptr, 0, &params), cudaSuccess);
+  auto ac = DriverCalls("cuGraphAddMemAllocNode");
+  ASSERT_EQ(ac.size(), 1u);
+  EXPECT_EQ(ac[0]->args[0], reinterpret_cast<uintptr_t>(&node));
+  EXPECT_EQ(ac[0]->args[1], 0x52u);
+  EXPECT_EQ(ac[0]->args[4], reinterpret_cast<uintptr_t>(&params));
+  ASSERT_EQ(ac[0]->captured_size, static_cast<int>(sizeof(CUDA_MEM_ALLOC_NODE_PARAMS)));
+  CUDA_MEM_ALLOC_NODE_PARAMS seen;
+  std::memcpy(&seen, ac[0]->captured, sizeof(seen));
+  EXPECT_EQ(seen.poolProps.allocType, CU_MEM_ALLOCATION_TYPE_PINNED);
+  EXPECT_EQ(seen.poolProps.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
+  EXPECT_EQ(seen.poolProps.location.id, 1);
+  EXPECT_EQ(seen.poolProps.maxSize, static_cast<size_t>(1 << 20));
+  EXPECT_EQ(reinterpret_cast<const void*>(seen.accessDescs), static_cast<const void*>(&access));
+  EXPECT_EQ(seen.accessDescs->flags, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+  EXPECT_EQ(seen.accessDescCount, 1u);
+  EXPECT_EQ(seen.bytesize, 4096u);
+  EXPECT_EQ(seen.dptr, 0u);
+  // The runtime's initialisation came first each time (the 11.2 fake's cudaFree).
+  auto frees = reinterpret_cast<int (*)(const char*)>(
+      dlsym(rt112->handle(), "fake_cudart_call_count"));
+  ASSERT_NE(frees, nullptr);
+  EXPECT_EQ(frees("cudaFree"), 2);
+  // cudaStreamUpdateCaptureDependencies, which 11.2 lacks too: its adapter calls the driver's
+  // (11.3+) with the caller's arguments when edge data is absent, refuses edge data (801) as on
+  // 11.8; the per-thread twin reaches the driver's per-thread twin.
+  for (const bool ptsz : {false, true}) {
+    SCOPED_TRACE(ptsz);
+    const char* driver_entry =
+        ptsz ? "cuStreamUpdateCaptureDependencies_ptsz" : "cuStreamUpdateCaptureDependencies";
+    auto update = reinterpret_cast<decltype(&cudaStreamUpdateCaptureDependencies)>(rt112->Resolve(
+        ptsz ? kCudart_cudaStreamUpdateCaptureDependencies_ptsz
+             : kCudart_cudaStreamUpdateCaptureDependencies));
+    ASSERT_NE(update, nullptr);
+    cudaGraphNode_t deps[1] = {reinterpret_cast<cudaGraphNode_t>(0x61)};
+    cudaGraphEdgeData edge = {};
+    EXPECT_EQ(update(reinterpret_cast<cudaStream_t>(0x51), deps, &edge, 1, 0),
+              cudaErrorNotSupported);
+    EXPECT_TRUE(DriverCalls(driver_entry).empty());
+    EXPECT_EQ(update(reinterpret_cast<cudaStream_t>(0x51), deps, nullptr, 1,
+                     cudaStreamSetCaptureDependencies),
+              cudaSuccess);
+    auto uc2 = DriverCalls(driver_entry);
+    ASSERT_EQ(uc2.size(), 1u);
+    const uintptr_t want2[] = {0x51, reinterpret_cast<uintptr_t>(deps), 1,
+                               static_cast<uintptr_t>(CU_STREAM_SET_CAPTURE_DEPENDENCIES)};
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(uc2[0]->args[k], want2[k]) << k;
+    drv_.set_result(driver_entry, 400);
+    EXPECT_EQ(update(reinterpret_cast<cudaStream_t>(0x51), deps, nullptr, 1, 0),
+              cudaErrorInvalidResourceHandle);
+  }
+  EXPECT_EQ(frees("cudaFree"), 2 + 2 * 2);
 }
 
 // An entry no path serves: 35 where the driver is older than the first driver that runs a runtime
@@ -972,6 +1254,26 @@ TEST_F(ServedBefore12, EntriesTheDriverLacksAnswer35AndRunNothing) {
   auto stream_id = Entry<decltype(&cudaStreamGetId)>(kCudart_cudaStreamGetId);
   unsigned long long id = 0;
   EXPECT_EQ(stream_id(nullptr, &id), cudaErrorInsufficientDriver);
+  // The graph entries served from 12.x drivers: cudaGraphInstantiateWithParams (12.0),
+  // cudaStreamBeginCaptureToGraph and cudaGraphConditionalHandleCreate (12.3), the async
+  // notifications (12.4).
+  auto with_params =
+      Entry<decltype(&cudaGraphInstantiateWithParams)>(kCudart_cudaGraphInstantiateWithParams);
+  cudaGraphExec_t exec = nullptr;
+  cudaGraphInstantiateParams params = {};
+  EXPECT_EQ(with_params(&exec, nullptr, &params), cudaErrorInsufficientDriver);
+  auto to_graph =
+      Entry<decltype(&cudaStreamBeginCaptureToGraph)>(kCudart_cudaStreamBeginCaptureToGraph);
+  EXPECT_EQ(to_graph(nullptr, nullptr, nullptr, nullptr, 0, cudaStreamCaptureModeGlobal),
+            cudaErrorInsufficientDriver);
+  auto conditional = Entry<decltype(&cudaGraphConditionalHandleCreate)>(
+      kCudart_cudaGraphConditionalHandleCreate);
+  cudaGraphConditionalHandle handle = 0;
+  EXPECT_EQ(conditional(&handle, nullptr, 0, 0), cudaErrorInsufficientDriver);
+  auto notify = Entry<decltype(&cudaDeviceRegisterAsyncNotification)>(
+      kCudart_cudaDeviceRegisterAsyncNotification);
+  cudaAsyncCallbackHandle_t callback = nullptr;
+  EXPECT_EQ(notify(0, nullptr, nullptr, &callback), cudaErrorInsufficientDriver);
   EXPECT_EQ(RuntimeCalls("cudaFree"), 0);
   EXPECT_EQ(RuntimeCalls("cudaGetFuncBySymbol"), 0);
   EXPECT_TRUE(DriverCalls("cuInit").empty());

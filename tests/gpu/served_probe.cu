@@ -163,6 +163,109 @@ int main() {
   Line("cudaGraphAddNode", cudaGraphAddNode(&node, empty_graph, nullptr, nullptr, 0, &params));
   Line("cudaGetLastError", cudaGetLastError());
 
+  // ---- issue 22 item 3, the 12.x graph entries served from the driver on 11.x runtimes ----
+  // cudaGraphInstantiateWithParams with an upload: the driver fills result_out / errNode_out.
+  cudaGraphInstantiateParams ip = {};
+  ip.flags = cudaGraphInstantiateFlagUpload;
+  ip.uploadStream = stream;
+  ip.result_out = cudaGraphInstantiateError;
+  ip.errNode_out = reinterpret_cast<cudaGraphNode_t>(&ip);  // must come back NULL
+  cudaGraphExec_t exec_params = nullptr;
+  rc = cudaGraphInstantiateWithParams(&exec_params, graph, &ip);
+  Line("cudaGraphInstantiateWithParams", rc,
+       std::string("result_out=") + std::to_string(static_cast<int>(ip.result_out)) +
+           (ip.errNode_out == nullptr ? " errNode=null" : " errNode=set"));
+  if (rc == cudaSuccess) {
+    cudaMemset(d, 0, 32 * sizeof(int));
+    Line("graph_with_params_launch", cudaGraphLaunch(exec_params, stream));
+    cudaStreamSynchronize(stream);
+    int out[32] = {};
+    cudaMemcpy(out, d, sizeof(out), cudaMemcpyDeviceToHost);
+    bool ok = true;
+    for (int i = 0; i < 32; ++i) ok = ok && out[i] == 7 + i;
+    std::printf("graph_with_params_ok=%d\n", ok);
+    if (!ok) g_bad = 1;
+    cudaGraphExecDestroy(exec_params);
+  }
+  // cudaStreamBeginCaptureToGraph: capture into an existing graph, after a node already there.
+  cudaGraph_t into = nullptr;
+  cudaGraphCreate(&into, 0);
+  cudaGraphNode_t first = nullptr;
+  cudaGraphAddEmptyNode(&first, into, nullptr, 0);
+  rc = cudaStreamBeginCaptureToGraph(stream, into, &first, nullptr, 1, cudaStreamCaptureModeGlobal);
+  Line("cudaStreamBeginCaptureToGraph", rc);
+  if (rc == cudaSuccess) {
+    FillSeven<<<1, 32, 0, stream>>>(d);
+    cudaGraph_t captured = nullptr;
+    Line("capture_to_graph_end", cudaStreamEndCapture(stream, &captured));
+    size_t nodes = 0;
+    cudaGraphGetNodes(into, nullptr, &nodes);
+    std::printf("capture_to_graph_nodes=%zu same_graph=%d\n", nodes, captured == into);
+  }
+  // cudaGraphConditionalHandleCreate: a handle of the runtime's context.
+  cudaGraphConditionalHandle handle = 0;
+  rc = cudaGraphConditionalHandleCreate(&handle, into, 1, cudaGraphCondAssignDefault);
+  Line("cudaGraphConditionalHandleCreate", rc);
+  // The async notifications: register, then unregister the handle the driver gave back.
+  cudaAsyncCallbackHandle_t callback = nullptr;
+  rc = cudaDeviceRegisterAsyncNotification(
+      0, [](cudaAsyncNotificationInfo_t*, void*, cudaAsyncCallbackHandle_t) {}, nullptr,
+      &callback);
+  Line("cudaDeviceRegisterAsyncNotification", rc, callback != nullptr ? "handle" : "null");
+  if (rc == cudaSuccess) {
+    Line("cudaDeviceUnregisterAsyncNotification", cudaDeviceUnregisterAsyncNotification(0, callback));
+  }
+  // 11.3-11.6 entries (from the driver on 11.2): a graph memory node pair and a user object.
+  cudaGraph_t mem_graph = nullptr;
+  cudaGraphCreate(&mem_graph, 0);
+  cudaMemAllocNodeParams alloc = {};
+  alloc.poolProps.allocType = cudaMemAllocationTypePinned;
+  alloc.poolProps.location.type = cudaMemLocationTypeDevice;
+  alloc.poolProps.location.id = 0;
+  alloc.bytesize = 1 << 20;
+  cudaGraphNode_t alloc_node = nullptr, free_node = nullptr;
+  rc = cudaGraphAddMemAllocNode(&alloc_node, mem_graph, nullptr, 0, &alloc);
+  Line("cudaGraphAddMemAllocNode", rc, alloc.dptr != nullptr ? "dptr" : "null");
+  if (rc == cudaSuccess) {
+    Line("cudaGraphAddMemFreeNode",
+         cudaGraphAddMemFreeNode(&free_node, mem_graph, &alloc_node, 1, alloc.dptr));
+    cudaMemAllocNodeParams back = {};
+    rc = cudaGraphMemAllocNodeGetParams(alloc_node, &back);
+    Line("cudaGraphMemAllocNodeGetParams", rc,
+         std::string(back.dptr == alloc.dptr ? "same_dptr" : "other_dptr") + " bytes=" +
+             std::to_string(back.bytesize));
+    cudaGraphExec_t mem_exec = nullptr;
+    Line("mem_graph_instantiate", cudaGraphInstantiate(&mem_exec, mem_graph, 0));
+    Line("mem_graph_launch", cudaGraphLaunch(mem_exec, stream));
+    Line("mem_graph_sync", cudaStreamSynchronize(stream));
+    unsigned long long used_high = 0;
+    rc = cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &used_high);
+    Line("cudaDeviceGetGraphMemAttribute", rc, used_high >= (1u << 20) ? ">=1MiB" : "<1MiB");
+    cudaGraphExecDestroy(mem_exec);
+    Line("cudaDeviceGraphMemTrim", cudaDeviceGraphMemTrim(0));
+  }
+  cudaUserObject_t object = nullptr;
+  static int destroyed = 0;
+  rc = cudaUserObjectCreate(&object, &destroyed, [](void* p) { ++*static_cast<int*>(p); }, 1,
+                            cudaUserObjectNoDestructorSync);
+  Line("cudaUserObjectCreate", rc);
+  if (rc == cudaSuccess) {
+    Line("cudaGraphRetainUserObject",
+         cudaGraphRetainUserObject(mem_graph, object, 1, cudaGraphUserObjectMove));
+    cudaGraphDestroy(mem_graph);  // releases the moved reference: the destructor runs
+    cudaDeviceSynchronize();
+    std::printf("user_object_destroyed=%d\n", destroyed);
+  }
+  // The last-error overlay: an error of a cudyn-served path (a NULL graph: the driver's 1 on an
+  // 11.x runtime) is what cudaPeekAtLastError / cudaGetLastError see, and Get clears it.
+  cudaGetLastError();
+  cudaGraphExec_t no_exec = nullptr;
+  cudaGraphInstantiateParams none = {};
+  Line("served_error", cudaGraphInstantiateWithParams(&no_exec, nullptr, &none));
+  Line("peek_after_served_error", cudaPeekAtLastError());
+  Line("get_after_served_error", cudaGetLastError());
+  Line("get_again", cudaGetLastError());
+
   std::printf("mapped=%s\n", MappedRuntimes().c_str());
   std::printf("result=%s\n", g_bad ? "WRONG" : "ok");
   return g_bad;

@@ -49,7 +49,8 @@ constexpr int kComposed[] = {cudyn::kCudart_cudaInitDevice, cudyn::kCudart_cudaF
                              cudyn::kCudart_cudaGetDriverEntryPointByVersion,
                              cudyn::kCudart_cudaGetDriverEntryPointByVersion_ptsz,
                              cudyn::kCudart_cudaFuncGetParamInfo,
-                             cudyn::kCudart_cudaKernelSetAttributeForDevice};
+                             cudyn::kCudart_cudaKernelSetAttributeForDevice,
+                             cudyn::kCudart_cudaGraphConditionalHandleCreate};
 
 // --served DIR: opens the runtime in DIR for the environment's driver, prints key=value lines.
 int Served(char** argv) {
@@ -61,7 +62,10 @@ int Served(char** argv) {
   std::printf("family=%d\nversion=%d\ndriver=%d\n", rt->family(), rt->version(),
               rt->driver_version());
   const int missing = rt->BindAll();
-  int served = 0, served_bound = 0;
+  // served: entries the family's rule serves from the driver; served_bound: bound to that path
+  // here; served_native: bound to the runtime's own symbol instead (a later minor of the family,
+  // 11.8, exports what 11.2 lacks).
+  int served = 0, served_bound = 0, served_native = 0;
   for (int i = 0; i < cudyn::kCudartEntryCount; ++i) {
     if (rt->status(i) == cudyn::EntryStatus::kMissing) {
       std::printf("missing.%s=1\n", std::string(cudyn::CudartSymbol(i)).c_str());
@@ -69,8 +73,10 @@ int Served(char** argv) {
     if (IsServed(i, rt->family())) {
       ++served;
       if (rt->status(i) == cudyn::EntryStatus::kAdapter) ++served_bound;
+      if (rt->status(i) == cudyn::EntryStatus::kNative) ++served_native;
     }
   }
+  std::printf("served_native=%d\n", served_native);
   int composed = 0;
   for (int i : kComposed) {
     if (rt->status(i) == cudyn::EntryStatus::kAdapter) ++composed;
@@ -144,6 +150,35 @@ int Served(char** argv) {
   std::printf("memcpy_batch_rc=%d\n",
               batch != nullptr ? batch(nullptr, nullptr, nullptr, 0, nullptr, nullptr, 0, nullptr)
                                : -1);
+  // Graph entries of 12.x runtimes served from the driver before 12.0 (issue 22 item 3).
+  void* exec = nullptr;
+  unsigned long long params[4] = {};  // cudaGraphInstantiateParams: 32 B
+  auto with_params = reinterpret_cast<int (*)(void**, void*, void*)>(
+      rt->Resolve(cudyn::kCudart_cudaGraphInstantiateWithParams));
+  std::printf("with_params_rc=%d\n",
+              with_params != nullptr ? with_params(&exec, nullptr, params) : -1);
+  auto to_graph = reinterpret_cast<int (*)(void*, void*, void*, void*, size_t, int)>(
+      rt->Resolve(cudyn::kCudart_cudaStreamBeginCaptureToGraph));
+  std::printf("capture_to_graph_rc=%d\n",
+              to_graph != nullptr ? to_graph(nullptr, nullptr, nullptr, nullptr, 0, 0) : -1);
+  unsigned long long handle = 0;
+  auto conditional = reinterpret_cast<int (*)(unsigned long long*, void*, unsigned, unsigned)>(
+      rt->Resolve(cudyn::kCudart_cudaGraphConditionalHandleCreate));
+  std::printf("conditional_rc=%d\n",
+              conditional != nullptr ? conditional(&handle, nullptr, 0, 0) : -1);
+  void* callback = nullptr;
+  auto notify = reinterpret_cast<int (*)(int, void*, void*, void**)>(
+      rt->Resolve(cudyn::kCudart_cudaDeviceRegisterAsyncNotification));
+  std::printf("async_register_rc=%d\n",
+              notify != nullptr ? notify(0, nullptr, nullptr, &callback) : -1);
+  // An 11.3+ entry: the runtime's own on 11.8, the driver's cuUserObjectCreate (11.3) on 11.2.
+  void* object = nullptr;
+  static int payload;
+  auto user_object = reinterpret_cast<int (*)(void**, void*, void (*)(void*), unsigned, unsigned)>(
+      rt->Resolve(cudyn::kCudart_cudaUserObjectCreate));
+  std::printf("user_object_native=%d\nuser_object_rc=%d\n",
+              rt->status(cudyn::kCudart_cudaUserObjectCreate) == cudyn::EntryStatus::kNative,
+              user_object != nullptr ? user_object(&object, &payload, [](void*) {}, 1, 1) : -1);
   return 0;
 }
 
@@ -182,7 +217,8 @@ int LastError(char** argv) {
 }
 
 std::map<std::string, std::string> RunServed(const std::string& driver, const std::string& dir,
-                                             const char* mode = "--served") {
+                                             const char* mode = "--served",
+                                             const char* clamp = nullptr) {
   int fds[2];
   std::map<std::string, std::string> out;
   if (pipe(fds) != 0) return out;
@@ -195,6 +231,7 @@ std::map<std::string, std::string> RunServed(const std::string& driver, const st
   env.push_back("LD_LIBRARY_PATH=" + Dir(driver));
   env.push_back("CUDYN_DRIVER_PATH=" + driver);
   env.push_back("CUDYN_LOG=off");
+  if (clamp != nullptr) env.push_back(std::string("CUDYN_MAX_CUDA_VERSION=") + clamp);
   std::vector<char*> envp;
   for (std::string& s : env) envp.push_back(&s[0]);
   envp.push_back(nullptr);
@@ -238,10 +275,11 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     ASSERT_EQ(r["driver"], "12020");
     const bool twelve = r["family"] == "12";
     const int missing = std::atoi(r["missing"].c_str());
-    const int served = std::atoi(r["served"].c_str());
+    const int served = std::atoi(r["served_bound"].c_str());
     const int composed = std::atoi(r["composed"].c_str());
-    // Every served or composed entry was missing before (the generator serves only entries with
-    // no native symbol and no adapter), so before = missing now + served + composed.
+    // Every entry bound to a driver-served or composed path was missing before (the generator
+    // serves only where the runtime has no native symbol and no adapter; the loader tries the
+    // runtime's symbols first), so before = missing now + served + composed.
     std::printf("runtime %s (%s) on 535: missing with no driver-served entries %d, before the "
                 "composed entries %d, now %d (%d served from the driver, %d composed)\n",
                 runtime.version, r["version"].c_str(), missing + served + composed,
@@ -249,10 +287,16 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     // Composed: cudaInitDevice, cudaFuncGetName (11.x), cudaGetDriverEntryPointByVersion(_ptsz)
     // (before 12.5), cudaFuncGetParamInfo (11.x), cudaKernelSetAttributeForDevice (before 13.0).
     // With the batch copies served from the driver and the last two composed (issue 22 item 3):
-    // 11.2 42 -> 36, 11.8 17 -> 11, 12.4 5 -> 0, 12.5 5 -> 0.
+    // 11.2 42 -> 36, 11.8 17 -> 11, 12.4 5 -> 0, 12.5 5 -> 0. Then 7 entries of 12.x runtimes
+    // from 12.x drivers on both 11.x (cudaStreamBeginCaptureToGraph(_ptsz),
+    // cudaGraphInstantiateWithParams(_ptsz), cudaDevice(Un)RegisterAsyncNotification served,
+    // cudaGraphConditionalHandleCreate composed) and on 11.2 the 18 entries of 11.3-11.6 runtimes
+    // it lacks served from the driver (11.4 at most, all in 535), and its
+    // cudaStreamUpdateCaptureDependencies(_ptsz) adapter bound (the driver's 11.3 entry where the
+    // runtime has none): 11.2 36 -> 9, 11.8 11 -> 4.
     const std::string v = runtime.version;
-    EXPECT_EQ(missing, v == "11.2" ? 36 : v == "11.8" ? 11 : 0);
-    EXPECT_EQ(composed, v == "11.2" || v == "11.8" ? 6 : v == "12.4" ? 3 : 1);
+    EXPECT_EQ(missing, v == "11.2" ? 36 - 7 - 18 - 2 : v == "11.8" ? 11 - 7 : 0);
+    EXPECT_EQ(composed, v == "11.2" || v == "11.8" ? 7 : v == "12.4" ? 3 : 1);
     // 535 is CUDA 12.2: an entry of 12.x runtimes answers 801 (a runtime with it runs here, the
     // chosen one lacks it); a 13.0-only entry would answer 35 (none is left unserved: the table's
     // answer for cudaKernelSetAttributeForDevice, composed now).
@@ -277,8 +321,12 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     for (const auto& kv : r) {
       if (kv.first.rfind("missing.", 0) == 0) std::printf("  still missing: %s\n", kv.first.c_str() + 8);
     }
-    EXPECT_EQ(served, twelve ? 31 : 34);
-    EXPECT_EQ(r["served_bound"], r["served"]);  // bound, none missing
+    // 12.x: 31 rows; 11.x: those 31, the 3 entries 12.x runtimes have (cudaStreamGetId(_ptsz),
+    // cudaGraphExecGetFlags), the 6 served graph / notification entries, and on 11.2 the 18.
+    EXPECT_EQ(served, twelve ? 31 : v == "11.8" ? 31 + 3 + 6 : 31 + 3 + 6 + 18);
+    // Each rule bound, to the driver or to the runtime's own symbol, none missing.
+    EXPECT_EQ(std::atoi(r["served"].c_str()), served + std::atoi(r["served_native"].c_str()));
+    EXPECT_EQ(r["served_native"], v == "11.8" ? "18" : "0");
     for (const char* entry : {"cudaStreamGetId", "cudaLibraryLoadData", "cudaLogsCurrent",
                               "cudaMemcpyBatchAsync", "cudaMemcpy3DBatchAsync_ptsz",
                               "cudaFuncGetParamInfo", "cudaKernelSetAttributeForDevice"}) {
@@ -295,6 +343,26 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     EXPECT_EQ(r["logs_current_rc"], "35");
     EXPECT_EQ(r["default_pool_rc"], "35");  // cuMemGetDefaultMemPool: 13.0
     EXPECT_EQ(r["memcpy_batch_rc"], "35");  // cuMemcpyBatchAsync: 12.8
+    if (!twelve) {
+      // cuGraphInstantiateWithParams is in the 12.2 driver: the runtime's initialisation answers.
+      EXPECT_EQ(r["with_params_rc"], r["runtime_free_rc"]);
+      // The 12.2 driver lacks cuStreamBeginCaptureToGraph, cuGraphConditionalHandleCreate (12.3)
+      // and cuDeviceRegisterAsyncNotification (12.4): 35, what 13.0 answers there.
+      EXPECT_EQ(r["capture_to_graph_rc"], "35");
+      EXPECT_EQ(r["conditional_rc"], "35");
+      EXPECT_EQ(r["async_register_rc"], "35");
+      EXPECT_EQ(r["user_object_native"], v == "11.8" ? "1" : "0");
+      // 11.2: cuUserObjectCreate (11.3, in 535) after the runtime's initialisation, which fails.
+      if (v == "11.2") EXPECT_EQ(r["user_object_rc"], r["runtime_free_rc"]);
+      // Under a clamp to CUDA 11.2 the driver is one without cuGraphInstantiateWithParams (12.0)
+      // and cuUserObjectCreate (11.3): 35 before anything runs, what a real 11.2 driver gives.
+      auto c = RunServed(driver, Dir(cudyn::testing::Runfile(runtime.path)), "--served", "11020");
+      ASSERT_FALSE(c.empty());
+      EXPECT_EQ(c["driver"], "11020");
+      EXPECT_EQ(c["with_params_rc"], "35");
+      if (v == "11.2") EXPECT_EQ(c["user_object_rc"], "35");
+      EXPECT_EQ(c["missing_rc.cudaGraphAddNode"], "35");  // 12.x runtimes need a 12.0 driver
+    }
     // The runtime's failed initialisation (100, no GPU) is its last error from its first call
     // on and is never cleared; it stays the answer through cudyn after the served entry's 35 —
     // cudyn's overlay never hides the runtime's own, more recent, error.
