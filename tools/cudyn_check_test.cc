@@ -665,6 +665,17 @@ const Json* KernelsOn(const Json& file, const std::string& gpu) {
   return nullptr;
 }
 
+// `binary FILE --target-version V --gpu G --json`, which must exit `exit_code`: its kernels layer
+// on G (null when there is none).
+Json KernelsAt(const std::string& file, int version, const std::string& gpu, int exit_code) {
+  ToolRun run =
+      RunTool({"binary", file, "--target-version", Dotted(version), "--gpu", gpu, "--json"});
+  EXPECT_EQ(run.exit_code, exit_code) << Describe(run);
+  const Json* k = run.json_ok ? KernelsOn(OnlyFile(run), gpu) : nullptr;
+  EXPECT_NE(k, nullptr) << Describe(run);
+  return k != nullptr ? *k : Json();
+}
+
 TEST(CudynCheckBinary, NoDeviceCodeFailsOnAGpuTheDriverDoesNotOffer) {
   const int first = GpuFirstCuda("sm_90");
   ASSERT_GT(first, 0);
@@ -705,13 +716,9 @@ TEST(CudynCheckBinary, NoDeviceCodeFailsOnAGpuTheDriverDoesNotOffer) {
               std::string::npos)
         << text.out;
     // From the GPU's first driver on it runs; on a GPU the older driver offers, too.
-    ToolRun at_first = RunTool({"binary", program, "--target-version", Dotted(first), "--gpu",
-                                "sm_90", "--json"});
-    EXPECT_EQ(at_first.exit_code, 0) << Describe(at_first);
-    ASSERT_TRUE(at_first.json_ok);
-    ASSERT_NE(KernelsOn(OnlyFile(at_first), "sm_90"), nullptr);
-    EXPECT_EQ((*KernelsOn(OnlyFile(at_first), "sm_90"))["status"], "not_applicable");
-    EXPECT_EQ((*KernelsOn(OnlyFile(at_first), "sm_90"))["gpu_offered"], true);
+    const Json at_first = KernelsAt(program, first, "sm_90", 0);
+    EXPECT_EQ(at_first["status"], "not_applicable");
+    EXPECT_EQ(at_first["gpu_offered"], true);
     ASSERT_GT(GpuFirstCuda("sm_80"), 0);
     ASSERT_LE(GpuFirstCuda("sm_80"), before);
     ToolRun older_gpu = RunTool({"binary", program, "--target-version", Dotted(before), "--gpu",
@@ -721,12 +728,7 @@ TEST(CudynCheckBinary, NoDeviceCodeFailsOnAGpuTheDriverDoesNotOffer) {
   // A host-only program never reaches a driver: no GPU question.
   const std::string host_only = ::cudyn::testing::Runfile("tools/fatbin/nvcc/cudart_none");
   ASSERT_FALSE(host_only.empty());
-  ToolRun host = RunTool({"binary", host_only, "--target-version", Dotted(before), "--gpu",
-                          "sm_90", "--json"});
-  EXPECT_EQ(host.exit_code, 0) << Describe(host);
-  ASSERT_TRUE(host.json_ok);
-  ASSERT_NE(KernelsOn(OnlyFile(host), "sm_90"), nullptr);
-  EXPECT_EQ((*KernelsOn(OnlyFile(host), "sm_90"))["status"], "not_applicable");
+  EXPECT_EQ(KernelsAt(host_only, before, "sm_90", 0)["status"], "not_applicable");
 }
 
 // ---- drivers ----------------------------------------------------------------------------------
