@@ -199,6 +199,7 @@ BinaryVerdict JudgeFile(const BinaryAnalysis& a, const BinaryTarget& target) {
   }
   layers::Target first;
   first.cuda_version = target.version;
+  first.uses_cuda = HasCudaContent(a);
   if (!target.gpus.empty()) {
     first.has_gpu = true;
     first.gpu = target.gpus[0];

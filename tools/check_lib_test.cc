@@ -155,14 +155,20 @@ TEST(SystemDirs, KernelModuleVersion) {
 TEST(Binary, AnalyzesTheTestPrograms) {
   BinaryAnalysis cuda13 = AnalyzeBinary(testing::Runfile("tools/mem_advise_cuda13"));
   ASSERT_TRUE(cuda13.error.empty()) << cuda13.error;
-  EXPECT_EQ(cuda13.needs_version(), 12020);
+  // It imports cuMemAdvise_v2 (CUDA 13.0 headers): it needs that entry's ABI version (the table's).
+  const int advise_v2 = FindEntry("cuMemAdvise_v2");
+  ASSERT_GE(advise_v2, 0);
+  const int needs = kEntries[advise_v2].abi_version;
+  EXPECT_EQ(cuda13.needs_version(), needs);
   EXPECT_EQ(cuda13.libcuda_needed, std::vector<std::string>{"libcuda.so.1"});
-  EXPECT_EQ(Judge(cuda13, 11040).verdict, Verdict::kIncompatible);
-  EXPECT_EQ(Judge(cuda13, 12020).verdict, Verdict::kCompatible);
+  EXPECT_EQ(Judge(cuda13, needs - 10).verdict, Verdict::kIncompatible);
+  EXPECT_EQ(Judge(cuda13, needs).verdict, Verdict::kCompatible);
   EXPECT_EQ(Judge(cuda13, 0).verdict, Verdict::kUndecided);
 
   BinaryAnalysis cuda118 = AnalyzeBinary(testing::Runfile("tools/mem_advise_cuda11_8"));
-  EXPECT_EQ(cuda118.needs_version(), 8000);
+  const int advise = FindEntry("cuMemAdvise");  // what the 11.8 headers declare
+  ASSERT_GE(advise, 0);
+  EXPECT_EQ(cuda118.needs_version(), kEntries[advise].abi_version);
   EXPECT_EQ(Judge(cuda118, 11040).verdict, Verdict::kCompatible);
 
   BinaryAnalysis shared = AnalyzeBinary(testing::Runfile("tools/mem_advise_cudyn_shared"));

@@ -16,6 +16,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/util/driver_entries.h"
 #include "tests/util/runfiles.h"
 #include "tools/testing/run_tool.h"
 
@@ -183,9 +184,12 @@ TEST(CheckRuntimes, InputsArePresent) {
   EXPECT_EQ(stat(Cuda13Runtime().c_str(), &st), 0) << Cuda13Runtime();
 }
 
-// Driver 535 (CUDA 12.2): every file listed with the version read from it, 13 not runnable, the
-// loader picks a 12.x runtime after refusing the broken libcudart.so.12 it meets first.
+// Driver 535 (CUDA 12.2, from the table): every file listed with the version read from it, 13 not
+// runnable, the loader picks a 12.x runtime after refusing the broken libcudart.so.12 it meets
+// first.
 TEST(CheckRuntimes, Driver535PicksTheTwelve) {
+  const int cuda535 = ::cudyn::testing::RealDriverCuda(535);
+  ASSERT_GT(cuda535, 0);
   const Tree t = MakeTree();
   ToolRun run = Runtimes(t, 535);
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
@@ -193,8 +197,8 @@ TEST(CheckRuntimes, Driver535PicksTheTwelve) {
   const Json& j = run.json;
   ExpectSchema(j);
   EXPECT_EQ(j["exit_code"].get<int>(), 0);
-  EXPECT_EQ(j["driver"]["cuda_version"].get<int>(), 12020);
-  EXPECT_EQ(j["driver"]["effective_version"].get<int>(), 12020);
+  EXPECT_EQ(j["driver"]["cuda_version"].get<int>(), cuda535);
+  EXPECT_EQ(j["driver"]["effective_version"].get<int>(), cuda535);
   // Five real files and two broken ones; the libcudart.so symlink is an alias, not an entry.
   EXPECT_EQ(j["runtimes"].size(), 7u) << run.out;
 
@@ -205,7 +209,7 @@ TEST(CheckRuntimes, Driver535PicksTheTwelve) {
     EXPECT_EQ((*e)["family"].get<int>(), p.family);
     EXPECT_EQ((*e)["version"].get<int>(), p.version);
     EXPECT_EQ((*e)["min_driver"].get<int>(), p.min_driver);
-    EXPECT_EQ((*e)["runnable"].get<bool>(), p.min_driver <= 12020);
+    EXPECT_EQ((*e)["runnable"].get<bool>(), p.min_driver <= cuda535);
     EXPECT_EQ((*e)["soname"].get<std::string>(), p.path.substr(p.path.rfind('/') + 1));
   }
   const Json* thirteen = Entry(j, t.Find(13000)->path);

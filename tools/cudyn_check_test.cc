@@ -1,7 +1,8 @@
 // cudyn-check end to end: each test runs the real CLI binary as its own process (so every real
 // driver is loaded by a separate process), parses its --json output back and checks it against
-// what is known about the real drivers 418/450/460/470/535, the toolkit stub, and test programs
-// compiled against the CUDA 13.0 and 11.8 headers.
+// what is known about the real drivers (their CUDA and driver versions from the generated table,
+// version_tables/api_table.h: kRealDrivers), the toolkit stub, and test programs compiled against
+// the CUDA 13.0 and 11.8 headers.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -44,6 +45,70 @@ void WriteFile(const std::string& path, const std::string& data) {
 std::string DriverPath(int major) {
   return ::cudyn::testing::Runfile("nvidia_drivers/" + std::to_string(major) + "/libcuda.so.1");
 }
+// The real drivers this test has (third_party/nvidia_drivers.bzl, through BUILD), oldest first.
+constexpr int kDriverMajors[] = {CUDYN_REAL_DRIVER_MAJORS};
+
+// The facts of real driver `major` (its CUDA version, its driver version), from the generated
+// table: the tests below name a driver by its major and never type its versions.
+const RealDriverInfo& Real(int major) {
+  for (int k = 0; k < kRealDriverCount; ++k) {
+    if (kRealDrivers[k].major == major) return kRealDrivers[k];
+  }
+  static const RealDriverInfo kNone = {0, "", 0, 0};
+  ADD_FAILURE() << "driver " << major << " is not in kRealDrivers";
+  return kNone;
+}
+int Cuda(int major) { return Real(major).cuda_version; }
+// 12020 -> "12.2", as the CLI writes a version.
+std::string Dotted(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+// The rows of a version_tables/inputs TSV (comments and the header skipped): column 0 -> column 1.
+std::map<std::string, std::string> FactRows(const std::string& name) {
+  std::istringstream in(ReadFile(::cudyn::testing::Runfile("version_tables/inputs/" + name)));
+  std::map<std::string, std::string> rows;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    if (!header) rows[line.substr(0, tab)] = line.substr(tab + 1, line.find('\t', tab + 1) - tab - 1);
+    header = false;
+  }
+  EXPECT_FALSE(rows.empty()) << name;
+  return rows;
+}
+// "12.2" -> 12020; 0 when it is not X.Y.
+int FromDotted(const std::string& text) {
+  int major = 0, minor = 0;
+  return std::sscanf(text.c_str(), "%d.%d", &major, &minor) == 2 ? major * 1000 + minor * 10 : 0;
+}
+// PTX ISA "X.Y" -> the CUDA version (12020) of the release that introduced it (ptx_isa.tsv).
+std::map<std::string, int> PtxIsaCuda() {
+  std::map<std::string, int> isa;
+  for (const auto& [key, cuda] : FactRows("ptx_isa.tsv")) isa[key] = FromDotted(cuda);
+  return isa;
+}
+// The oldest CUDA driver that knows GPU `arch` ("sm_90"): its first PTX ISA (gpu_arch.tsv) and
+// that ISA's release (ptx_isa.tsv); 0 when the tables lack it.
+int GpuFirstCuda(const std::string& arch) {
+  const std::map<std::string, std::string> gpus = FactRows("gpu_arch.tsv");
+  const auto it = gpus.find(arch);
+  if (it == gpus.end()) return 0;
+  const std::map<std::string, int> isa = PtxIsaCuda();
+  const auto cuda = isa.find(it->second);
+  return cuda == isa.end() ? 0 : cuda->second;
+}
+
+// The loader's strategy on real driver `major` seen at CUDA version `effective` (its own, or a
+// clamp): cuGetProcAddress_v2 / cuGetProcAddress where the driver exports it and its ABI version
+// is within `effective` (the table's columns), else dlsym.
+std::string StrategyOf(int major, int effective) {
+  for (const char* gpa : {"cuGetProcAddress_v2", "cuGetProcAddress"}) {
+    const int e = FindEntry(gpa);
+    if (e >= 0 && RealDriverExports(major, e) && kEntries[e].abi_version <= effective) return gpa;
+  }
+  return "dlsym";
+}
 std::string StubPath() { return ::cudyn::testing::Runfile("cuda/stubs/libcuda.so"); }
 std::string Program(const std::string& name) { return ::cudyn::testing::Runfile("tools/" + name); }
 
@@ -60,7 +125,8 @@ const Json& ApiRow(const Json& apis, const std::string& symbol) {
 
 TEST(CudynCheck, InputsArePresent) {
   ASSERT_FALSE(Tool().empty());
-  for (int major : {418, 450, 460, 470, 535}) {
+  for (const int major : kDriverMajors) {
+    EXPECT_GT(Cuda(major), 0) << "driver " << major << " is not in the table";
     EXPECT_FALSE(DriverPath(major).empty()) << "driver " << major << " missing: run "
                                             << "third_party/fetch_deps.sh";
   }
@@ -69,16 +135,21 @@ TEST(CudynCheck, InputsArePresent) {
 
 // ---- report / apis on every real driver -------------------------------------------------------
 
+// One real driver: its CUDA version from the table, its strategy from which cuGetProcAddress
+// variants it exports (the table's driver columns).
 struct DriverExpectation {
   int major;
   int cuda_version;
-  const char* strategy;
+  std::string strategy;
 };
+DriverExpectation ExpectationOf(int major) {
+  return DriverExpectation{major, Cuda(major), StrategyOf(major, Cuda(major))};
+}
 
-class RealDriverReport : public ::testing::TestWithParam<DriverExpectation> {};
+class RealDriverReport : public ::testing::TestWithParam<int> {};
 
 TEST_P(RealDriverReport, ReportJson) {
-  const DriverExpectation& x = GetParam();
+  const DriverExpectation x = ExpectationOf(GetParam());
   ToolRun run = RunTool({"report", "--driver", DriverPath(x.major), "--json"});
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok) << Describe(run);
@@ -113,20 +184,20 @@ TEST_P(RealDriverReport, ReportJson) {
 }
 
 TEST_P(RealDriverReport, ReportHumanOutput) {
-  const DriverExpectation& x = GetParam();
+  const DriverExpectation x = ExpectationOf(GetParam());
   ToolRun run = RunTool({"--driver", DriverPath(x.major)});  // no subcommand = report
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   std::string version = std::to_string(x.cuda_version / 1000) + "." +
                         std::to_string((x.cuda_version % 1000) / 10) + " (" +
                         std::to_string(x.cuda_version) + ")";
   EXPECT_NE(run.out.find("CUDA version:       " + version), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find(std::string("strategy:           ") + x.strategy), std::string::npos);
+  EXPECT_NE(run.out.find("strategy:           " + x.strategy), std::string::npos);
   EXPECT_NE(run.out.find("100 CUDA_ERROR_NO_DEVICE"), std::string::npos) << run.out;
   EXPECT_TRUE(run.err.empty()) << run.err;
 }
 
 TEST_P(RealDriverReport, ApisJson) {
-  const DriverExpectation& x = GetParam();
+  const DriverExpectation x = ExpectationOf(GetParam());
   ToolRun run = RunTool({"apis", "--json", "--driver", DriverPath(x.major)});
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok) << Describe(run);
@@ -181,15 +252,9 @@ TEST_P(RealDriverReport, ApisJson) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Drivers, RealDriverReport,
-                         ::testing::Values(DriverExpectation{418, 10010, "dlsym"},
-                                           DriverExpectation{450, 11000, "dlsym"},
-                                           DriverExpectation{460, 11020, "dlsym"},
-                                           DriverExpectation{470, 11040, "cuGetProcAddress"},
-                                           DriverExpectation{535, 12020,
-                                                             "cuGetProcAddress_v2"}),
-                         [](const ::testing::TestParamInfo<DriverExpectation>& info) {
-                           return "driver_" + std::to_string(info.param.major);
+INSTANTIATE_TEST_SUITE_P(Drivers, RealDriverReport, ::testing::ValuesIn(kDriverMajors),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "driver_" + std::to_string(info.param);
                          });
 
 // An entry the 535 is the first real driver to export (from the table: cuMemAdvise_v2 or the like).
@@ -207,21 +272,24 @@ TEST(CudynCheckApis, NewEntryNativeOn535) {
   EXPECT_EQ(row["abi_version"].get<int64_t>(), kEntries[added].abi_version);
   EXPECT_EQ(row["stream"].get<std::string>(), "legacy");
   EXPECT_EQ(row["status"].get<std::string>(), "native");
-  EXPECT_EQ(row["via"].get<std::string>(), "cuGetProcAddress_v2");
+  EXPECT_EQ(row["via"].get<std::string>(), StrategyOf(535, Cuda(535)));
   EXPECT_EQ(row["driver_symbol"].get<std::string>(), EntrySymbol(added));
 }
 
-TEST(CudynCheckApis, NewEntryAdaptedOn535ClampedTo11040) {
+// Clamped to the 470's CUDA version (below the entry's ABI version).
+TEST(CudynCheckApis, NewEntryAdaptedOn535ClampedTo470sVersion) {
   const int added = ::cudyn::testing::EntryNewWithDriver(535);
   ASSERT_GE(added, 0);
-  ASSERT_GT(kEntries[added].abi_version, 11040);
-  ToolRun run = RunTool({"apis", "--driver", DriverPath(535), "--max-cuda-version", "11040", "--json"});
+  const int clamp = Cuda(470);
+  ASSERT_GT(kEntries[added].abi_version, clamp);
+  ToolRun run = RunTool(
+      {"apis", "--driver", DriverPath(535), "--max-cuda-version", std::to_string(clamp), "--json"});
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok);
-  EXPECT_EQ(run.json["driver"]["cuda_version"].get<int64_t>(), 12020);
-  EXPECT_EQ(run.json["driver"]["effective_version"].get<int64_t>(), 11040);
+  EXPECT_EQ(run.json["driver"]["cuda_version"].get<int64_t>(), Cuda(535));
+  EXPECT_EQ(run.json["driver"]["effective_version"].get<int64_t>(), clamp);
   EXPECT_TRUE(run.json["driver"]["clamped"].get<bool>());
-  EXPECT_EQ(run.json["driver"]["strategy"].get<std::string>(), "cuGetProcAddress");
+  EXPECT_EQ(run.json["driver"]["strategy"].get<std::string>(), StrategyOf(535, clamp));
   const Json& row = ApiRow(run.json, std::string(EntrySymbol(added)));
   EXPECT_EQ(row["status"].get<std::string>(), "adapter");
   EXPECT_EQ(row["driver_symbol"].get<std::string>(), EntrySymbol(kEntries[added].fallback));
@@ -231,14 +299,14 @@ TEST(CudynCheckApis, NewEntryAdaptedOn535ClampedTo11040) {
 TEST(CudynCheckApis, ClampFromTheEnvironmentAndItsRejection) {
   ToolRun clamped = RunTool({"apis", "--driver", DriverPath(535), "--json", "--base",
                              std::string(EntryBase(::cudyn::testing::EntryNativeEverywhere()))},
-                            {"CUDYN_MAX_CUDA_VERSION=11.4"});
+                            {"CUDYN_MAX_CUDA_VERSION=" + Dotted(Cuda(470))});
   ASSERT_EQ(clamped.exit_code, 0) << Describe(clamped);
-  EXPECT_EQ(clamped.json["driver"]["effective_version"].get<int64_t>(), 11040);
+  EXPECT_EQ(clamped.json["driver"]["effective_version"].get<int64_t>(), Cuda(470));
   // A bad value is rejected loudly: a loader warning in the report's findings.
   ToolRun bad = RunTool({"report", "--driver", DriverPath(535), "--json"},
                     {"CUDYN_MAX_CUDA_VERSION=banana"});
   ASSERT_EQ(bad.exit_code, 0) << Describe(bad);
-  EXPECT_EQ(bad.json["driver"]["effective_version"].get<int64_t>(), 12020);
+  EXPECT_EQ(bad.json["driver"]["effective_version"].get<int64_t>(), Cuda(535));
   bool found = false;
   for (const Json& f : bad.json["findings"]) {
     if (f["kind"].get<std::string>() == "loader_warning" &&
@@ -263,7 +331,7 @@ TEST(CudynCheckApis, StatusFilter) {
     EXPECT_EQ(row["status"].get<std::string>(), "missing");
     EXPECT_EQ(row["via"].get<std::string>(), "");
   }
-  // 470 is CUDA 11.4: an entry it does not export, with no adapter, is missing there.
+  // An entry the 470 does not export, with no adapter, is missing there.
   const int absent = ::cudyn::testing::EntryMissingOn(470);
   ASSERT_GE(absent, 0);
   EXPECT_FALSE(ApiRow(missing.json, std::string(EntrySymbol(absent))).is_null());
@@ -338,14 +406,16 @@ TEST(CudynCheckFindings, KernelModuleAbsentMismatchedAndMatching) {
   EXPECT_NE(text.find("warning: kernel module / library version mismatch"), std::string::npos)
       << text;
   EXPECT_NE(text.find("580.159.04"), std::string::npos);
-  EXPECT_NE(text.find("535.261.03"), std::string::npos);
+  EXPECT_NE(text.find(Real(535).driver_version), std::string::npos);
   EXPECT_NE(text.find("803"), std::string::npos);
   // Matching.
+  const std::string version = Real(535).driver_version;
   WriteFile(root + "/proc/driver/nvidia/version",
-            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.261.03  Release Build\n");
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  " + version + "  Release Build\n");
   ToolRun match = RunTool({"report", "--json", "--driver", DriverPath(535), "--search-root", root});
-  EXPECT_NE(FindingsOf(match.json, "kernel_module").find("info: kernel module 535.261.03 matches"),
-            std::string::npos)
+  EXPECT_NE(
+      FindingsOf(match.json, "kernel_module").find("info: kernel module " + version + " matches"),
+      std::string::npos)
       << match.out;
 }
 
@@ -383,19 +453,17 @@ int AbiVersion(const char* symbol) {
   const int e = FindEntry(symbol);
   return e < 0 ? 0 : kEntries[e].abi_version;
 }
-// 12020 -> "12.2", as the CLI writes a version.
-std::string Dotted(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
-
-// A target below what cuMemAdvise_v2 needs and at least what cuMemAdvise needs (test input).
-constexpr int kOldTarget = 11040;
+// A target below what cuMemAdvise_v2 needs and at least what cuMemAdvise needs: the 470's CUDA
+// version (the tests assert both).
+int OldTarget() { return Cuda(470); }
 
 TEST(CudynCheckBinary, Cuda13ProgramNeedsCuMemAdviseV2sVersion) {
   const int needs = AbiVersion("cuMemAdvise_v2");
-  ASSERT_GT(needs, kOldTarget);
+  ASSERT_GT(needs, OldTarget());
   std::string program = Program("mem_advise_cuda13");
   ASSERT_FALSE(program.empty());
   ToolRun old =
-      RunTool({"binary", program, "--target-version", std::to_string(kOldTarget), "--json"});
+      RunTool({"binary", program, "--target-version", std::to_string(OldTarget()), "--json"});
   EXPECT_EQ(old.exit_code, 1) << Describe(old);
   ASSERT_TRUE(old.json_ok) << Describe(old);
   const Json& f = OnlyFile(old);
@@ -430,11 +498,11 @@ TEST(CudynCheckBinary, Cuda13ProgramNeedsCuMemAdviseV2sVersion) {
 TEST(CudynCheckBinary, Cuda118ProgramNeedsCuMemAdvisesVersion) {
   const int needs = AbiVersion("cuMemAdvise");
   ASSERT_GT(needs, 0);
-  ASSERT_LE(needs, kOldTarget);
+  ASSERT_LE(needs, OldTarget());
   std::string program = Program("mem_advise_cuda11_8");
   ASSERT_FALSE(program.empty());
   ToolRun run =
-      RunTool({"binary", program, "--target-version", std::to_string(kOldTarget), "--json"});
+      RunTool({"binary", program, "--target-version", std::to_string(OldTarget()), "--json"});
   EXPECT_EQ(run.exit_code, 0) << Describe(run);
   ASSERT_TRUE(run.json_ok);
   const Json& f = OnlyFile(run);
@@ -453,19 +521,19 @@ TEST(CudynCheckBinary, Cuda118ProgramNeedsCuMemAdvisesVersion) {
 
 TEST(CudynCheckBinary, TargetFromTheDriver) {
   std::string program = Program("mem_advise_cuda13");
-  // 535 (the table's CUDA version of it) provides cuMemAdvise_v2: compatible; clamped to 11.4 or
-  // on 470: incompatible.
+  // 535 (the table's CUDA version of it) provides cuMemAdvise_v2: compatible; clamped to the
+  // 470's version or on 470: incompatible.
   const int needs = AbiVersion("cuMemAdvise_v2");
-  const int cuda535 = ::cudyn::testing::RealDriverCuda(535);
+  const int cuda535 = Cuda(535);
   ASSERT_GE(cuda535, needs);
-  ASSERT_LT(::cudyn::testing::RealDriverCuda(470), needs);
-  ASSERT_LT(kOldTarget, needs);
+  ASSERT_LT(Cuda(470), needs);
+  ASSERT_LT(OldTarget(), needs);
   ToolRun on535 = RunTool({"binary", program, "--driver", DriverPath(535), "--json"});
   EXPECT_EQ(on535.exit_code, 0) << Describe(on535);
   EXPECT_EQ(on535.json["target"]["version"].get<int64_t>(), cuda535);
   EXPECT_EQ(on535.json["target"]["source"].get<std::string>(), "driver");
   ToolRun clamped = RunTool(
-      {"binary", program, "--driver", DriverPath(535), "--max-cuda-version", Dotted(kOldTarget),
+      {"binary", program, "--driver", DriverPath(535), "--max-cuda-version", Dotted(OldTarget()),
        "--json"});
   EXPECT_EQ(clamped.exit_code, 1) << Describe(clamped);
   ToolRun on470 = RunTool({"binary", program, "--driver", DriverPath(470)});
@@ -480,7 +548,8 @@ TEST(CudynCheckBinary, CudynLinkedProgramsArePortable) {
   for (const char* name : {"mem_advise_cudyn_static", "mem_advise_cudyn_shared"}) {
     std::string program = Program(name);
     ASSERT_FALSE(program.empty()) << name;
-    ToolRun run = RunTool({"binary", program, "--target-version", "10010", "--json"});
+    ToolRun run = RunTool({"binary", program, "--target-version",
+                           std::to_string(Cuda(418)), "--json"});
     EXPECT_EQ(run.exit_code, 0) << name << "\n" << Describe(run);
     ASSERT_TRUE(run.json_ok);
     EXPECT_EQ(OnlyFile(run)["verdict"].get<std::string>(), "portable") << name;
@@ -547,11 +616,11 @@ TEST(CudynCheckBinary, MalformedFilesExit2WithAMessage) {
   expected[dir + "/adir"] = "directory";
   expected[dir + "/does-not-exist"] = "cannot open";
   for (const auto& [path, message] : expected) {
-    ToolRun run = RunTool({"binary", path, "--target-version", "12020"});
+    ToolRun run = RunTool({"binary", path, "--target-version", std::to_string(Cuda(535))});
     EXPECT_EQ(run.exit_code, 2) << path << "\n" << Describe(run);
     EXPECT_NE(run.err.find(path + ": "), std::string::npos) << Describe(run);
     EXPECT_NE(run.err.find(message), std::string::npos) << path << "\n" << Describe(run);
-    ToolRun json = RunTool({"binary", path, "--target-version", "12020", "--json"});
+    ToolRun json = RunTool({"binary", path, "--target-version", std::to_string(Cuda(535)), "--json"});
     EXPECT_EQ(json.exit_code, 2);
     ASSERT_TRUE(json.json_ok) << Describe(json);
     EXPECT_FALSE(OnlyFile(json)["ok"].get<bool>());
@@ -561,13 +630,13 @@ TEST(CudynCheckBinary, MalformedFilesExit2WithAMessage) {
   // Bad files do not stop the others; the worst exit code wins (2 over 1 over 0).
   ToolRun mixed = RunTool({"binary", dir + "/empty", Program("mem_advise_cuda13"),
                        Program("mem_advise_cuda11_8"), "--target-version",
-                       std::to_string(kOldTarget), "--json"});
+                       std::to_string(OldTarget()), "--json"});
   EXPECT_EQ(mixed.exit_code, 2) << Describe(mixed);
   ASSERT_EQ(mixed.json["files"].size(), 3u);
   EXPECT_EQ(mixed.json["files"][1]["verdict"].get<std::string>(), "incompatible");
   EXPECT_EQ(mixed.json["files"][2]["verdict"].get<std::string>(), "compatible");
   ToolRun one_bad = RunTool({"binary", Program("mem_advise_cuda13"), Program("mem_advise_cuda11_8"),
-                         "--target-version", std::to_string(kOldTarget)});
+                         "--target-version", std::to_string(OldTarget())});
   EXPECT_EQ(one_bad.exit_code, 1) << Describe(one_bad);
 }
 
@@ -584,26 +653,108 @@ TEST(CudynCheckBinary, OneGiBSparseFileParses) {
   EXPECT_EQ(OnlyFile(run)["verdict"].get<std::string>(), "compatible");
 }
 
+// A GPU the target driver does not offer (its release predates the GPU: gpu_arch.tsv through
+// ptx_isa.tsv) fails a file that uses CUDA with 100 even when it has no device code: a real driver
+// of that version offers no device at all there. A driver-API-only program and a runtime-only one
+// (no device code either) fail so, in JSON and text, and run from the GPU's first driver on; a
+// host-only program (no CUDA at all) is not touched.
+const Json* KernelsOn(const Json& file, const std::string& gpu) {
+  for (const Json& l : file["layers"]) {
+    if (l["layer"] == "kernels" && l["gpu"].is_string() && l["gpu"] == gpu) return &l;
+  }
+  return nullptr;
+}
+
+// `binary FILE --target-version V --gpu G --json`, which must exit `exit_code`: its kernels layer
+// on G (null when there is none).
+Json KernelsAt(const std::string& file, int version, const std::string& gpu, int exit_code) {
+  ToolRun run =
+      RunTool({"binary", file, "--target-version", Dotted(version), "--gpu", gpu, "--json"});
+  EXPECT_EQ(run.exit_code, exit_code) << Describe(run);
+  const Json* k = run.json_ok ? KernelsOn(OnlyFile(run), gpu) : nullptr;
+  EXPECT_NE(k, nullptr) << Describe(run);
+  return k != nullptr ? *k : Json();
+}
+
+TEST(CudynCheckBinary, NoDeviceCodeFailsOnAGpuTheDriverDoesNotOffer) {
+  const int first = GpuFirstCuda("sm_90");
+  ASSERT_GT(first, 0);
+  const int before = first - 10;  // the release before the GPU's first
+  const std::string need = "sm_90 needs a CUDA " + Dotted(first) + " driver: a CUDA " +
+                           Dotted(before) + " driver offers no such device";
+  const std::string cudart11 = Program("uses_cudart11");
+  for (const std::string& program : {Program("mem_advise_cuda11_8"), cudart11}) {
+    SCOPED_TRACE(program);
+    ASSERT_FALSE(program.empty());
+    ToolRun run = RunTool({"binary", program, "--target-version", Dotted(before), "--gpu",
+                           "sm_90", "--json"});
+    EXPECT_EQ(run.exit_code, 1) << Describe(run);
+    ASSERT_TRUE(run.json_ok) << Describe(run);
+    const Json& f = OnlyFile(run);
+    EXPECT_EQ(f["verdict"], "incompatible") << f.dump(2);
+    EXPECT_EQ(f["kernels"]["entries"], 0);  // no device code at all
+    EXPECT_EQ(f["deciding_layer"], "kernels");
+    EXPECT_EQ(f["cuda_error"], 100);
+    EXPECT_EQ(f["cuda_error_name"], "cudaErrorNoDevice");
+    EXPECT_EQ(f["reason"], "kernels: " + need + " -> 100 cudaErrorNoDevice");
+    const Json* k = KernelsOn(f, "sm_90");
+    ASSERT_NE(k, nullptr) << f.dump(2);
+    EXPECT_EQ((*k)["status"], "fails");
+    EXPECT_EQ((*k)["gpu_offered"], false);
+    EXPECT_EQ((*k)["gpu_min_driver"], first);
+    EXPECT_EQ((*k)["min_driver"], first);
+    EXPECT_EQ(f["minimum_driver"]["version"], first) << f.dump(2);
+    EXPECT_EQ(f["minimum_driver"]["reason"], "sm_90 needs a CUDA " + Dotted(first) + " driver");
+    ToolRun text = RunTool(
+        {"binary", program, "--target-version", Dotted(before), "--gpu", "sm_90"});
+    EXPECT_EQ(text.exit_code, 1) << Describe(text);
+    EXPECT_NE(text.out.find("    -> fails on sm_90 (100 cudaErrorNoDevice): " + need + "\n"),
+              std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("  verdict: incompatible: kernels: " + need +
+                            " -> 100 cudaErrorNoDevice\n"),
+              std::string::npos)
+        << text.out;
+    // From the GPU's first driver on it runs; on a GPU the older driver offers, too.
+    const Json at_first = KernelsAt(program, first, "sm_90", 0);
+    EXPECT_EQ(at_first["status"], "not_applicable");
+    EXPECT_EQ(at_first["gpu_offered"], true);
+    ASSERT_GT(GpuFirstCuda("sm_80"), 0);
+    ASSERT_LE(GpuFirstCuda("sm_80"), before);
+    ToolRun older_gpu = RunTool({"binary", program, "--target-version", Dotted(before), "--gpu",
+                                 "sm_80"});
+    EXPECT_EQ(older_gpu.exit_code, 0) << Describe(older_gpu);
+  }
+  // A host-only program never reaches a driver: no GPU question.
+  const std::string host_only = ::cudyn::testing::Runfile("tools/fatbin/nvcc/cudart_none");
+  ASSERT_FALSE(host_only.empty());
+  EXPECT_EQ(KernelsAt(host_only, before, "sm_90", 0)["status"], "not_applicable");
+}
+
 // ---- drivers ----------------------------------------------------------------------------------
 
-// A fake system under ROOT: 535 in /usr/lib/x86_64-linux-gnu, 470 as cuda-compat, the toolkit
-// stub in /usr/local/cuda-13.0/lib64/stubs (symlinks to the real files).
+// A fake system under ROOT: 535 in /usr/lib/x86_64-linux-gnu, 470 as cuda-X.Y/compat (X.Y its
+// CUDA version), the toolkit stub in /usr/local/cuda-13.0/lib64/stubs (symlinks to the real
+// files), each driver named libcuda.so.<its driver version> as installed.
+std::string CompatDir() { return "/usr/local/cuda-" + Dotted(Cuda(470)) + "/compat"; }
 std::string MakeSystemTree(bool compat_in_ld_so_conf) {
   std::string root = ::cudyn::testing::MakeTempDir("root");
   auto mkdirs = [&](const std::string& dir) {
     EXPECT_EQ(system(("mkdir -p '" + root + dir + "'").c_str()), 0);
   };
   mkdirs("/usr/lib/x86_64-linux-gnu");
-  mkdirs("/usr/local/cuda-11.4/compat");
+  mkdirs(CompatDir());
   mkdirs("/usr/local/cuda-13.0/lib64/stubs");
   mkdirs("/etc/ld.so.conf.d");
   const std::string lib = root + "/usr/lib/x86_64-linux-gnu/";
-  EXPECT_EQ(symlink(DriverPath(535).c_str(), (lib + "libcuda.so.535.261.03").c_str()), 0);
-  EXPECT_EQ(symlink("libcuda.so.535.261.03", (lib + "libcuda.so.1").c_str()), 0);
+  const std::string so535 = std::string("libcuda.so.") + Real(535).driver_version;
+  EXPECT_EQ(symlink(DriverPath(535).c_str(), (lib + so535).c_str()), 0);
+  EXPECT_EQ(symlink(so535.c_str(), (lib + "libcuda.so.1").c_str()), 0);
   EXPECT_EQ(symlink("libcuda.so.1", (lib + "libcuda.so").c_str()), 0);
-  const std::string compat = root + "/usr/local/cuda-11.4/compat/";
-  EXPECT_EQ(symlink(DriverPath(470).c_str(), (compat + "libcuda.so.470.256.02").c_str()), 0);
-  EXPECT_EQ(symlink("libcuda.so.470.256.02", (compat + "libcuda.so.1").c_str()), 0);
+  const std::string compat = root + CompatDir() + "/";
+  const std::string so470 = std::string("libcuda.so.") + Real(470).driver_version;
+  EXPECT_EQ(symlink(DriverPath(470).c_str(), (compat + so470).c_str()), 0);
+  EXPECT_EQ(symlink(so470.c_str(), (compat + "libcuda.so.1").c_str()), 0);
   EXPECT_EQ(symlink(StubPath().c_str(),
                     (root + "/usr/local/cuda-13.0/lib64/stubs/libcuda.so").c_str()),
             0);
@@ -612,7 +763,7 @@ std::string MakeSystemTree(bool compat_in_ld_so_conf) {
             "# Multiarch support\n/usr/local/lib/x86_64-linux-gnu\n/lib/x86_64-linux-gnu\n"
             "/usr/lib/x86_64-linux-gnu\n");
   if (compat_in_ld_so_conf) {
-    WriteFile(root + "/etc/ld.so.conf.d/000-cuda-compat.conf", "/usr/local/cuda-11.4/compat\n");
+    WriteFile(root + "/etc/ld.so.conf.d/000-cuda-compat.conf", CompatDir() + "\n");
   }
   return root;
 }
@@ -635,11 +786,11 @@ TEST(CudynCheckDrivers, ListsDriversCompatAndStubAndPicksOne) {
   const Json* d470 = DriverEntry(j, "libcuda.so.470");
   const Json* stub = DriverEntry(j, "stubs/libcuda.so");
   ASSERT_TRUE(d535 && d470 && stub) << run.out;
-  EXPECT_EQ((*d535)["cuda_version"].get<int64_t>(), 12020);
+  EXPECT_EQ((*d535)["cuda_version"].get<int64_t>(), Cuda(535));
   EXPECT_EQ((*d535)["kind"].get<std::string>(), "driver");
-  EXPECT_EQ((*d535)["aliases"].size(), 3u);  // libcuda.so, .so.1, .so.535.261.03
+  EXPECT_EQ((*d535)["aliases"].size(), 3u);  // libcuda.so, .so.1, .so.<driver version>
   EXPECT_EQ((*d535)["path"].get<std::string>(), root + "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
-  EXPECT_EQ((*d470)["cuda_version"].get<int64_t>(), 11040);
+  EXPECT_EQ((*d470)["cuda_version"].get<int64_t>(), Cuda(470));
   EXPECT_TRUE((*d470)["compat"].get<bool>());
   EXPECT_EQ((*stub)["kind"].get<std::string>(), "stub");
   EXPECT_FALSE((*stub)["accepted"].get<bool>());
@@ -647,14 +798,15 @@ TEST(CudynCheckDrivers, ListsDriversCompatAndStubAndPicksOne) {
   // The pick: the default search finds 535 in /usr/lib/x86_64-linux-gnu (ld.so.conf).
   EXPECT_TRUE((*d535)["picked"].get<bool>());
   EXPECT_FALSE((*d470)["picked"].get<bool>());
-  EXPECT_EQ(j["picked"]["cuda_version"].get<int64_t>(), 12020);
+  EXPECT_EQ(j["picked"]["cuda_version"].get<int64_t>(), Cuda(535));
   EXPECT_NE(j["picked"]["found_by_text"].get<std::string>().find("ld.so.conf"), std::string::npos)
       << j["picked"].dump(2);
   // Human output names all three and the pick.
   ToolRun human = RunTool({"drivers", "--search-root", root});
   EXPECT_EQ(human.exit_code, 0);
   EXPECT_NE(human.out.find("toolkit stub:"), std::string::npos) << human.out;
-  EXPECT_NE(human.out.find("CUDA 11.4 (11040), driver 470.256.02, forward-compatibility"),
+  EXPECT_NE(human.out.find("CUDA " + Dotted(Cuda(470)) + " (" + std::to_string(Cuda(470)) +
+                           "), driver " + Real(470).driver_version + ", forward-compatibility"),
             std::string::npos)
       << human.out;
   EXPECT_NE(human.out.find("picked: " + root + "/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
@@ -666,19 +818,19 @@ TEST(CudynCheckDrivers, LdSoConfOrderDecidesThePick) {
   std::string root = MakeSystemTree(/*compat_in_ld_so_conf=*/true);
   ToolRun run = RunTool({"drivers", "--search-root", root, "--json"});
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
-  EXPECT_EQ(run.json["picked"]["cuda_version"].get<int64_t>(), 11040) << run.out;
+  EXPECT_EQ(run.json["picked"]["cuda_version"].get<int64_t>(), Cuda(470)) << run.out;
   EXPECT_NE(run.json["picked"]["found_by_text"].get<std::string>().find("000-cuda-compat.conf"),
             std::string::npos);
   // report agrees with drivers about the pick.
   ToolRun report = RunTool({"report", "--search-root", root, "--json"});
   ASSERT_EQ(report.exit_code, 0) << Describe(report);
-  EXPECT_EQ(report.json["driver"]["cuda_version"].get<int64_t>(), 11040);
+  EXPECT_EQ(report.json["driver"]["cuda_version"].get<int64_t>(), Cuda(470));
   EXPECT_NE(FindingsOf(report.json, "compat"), "");
   // CUDYN_DRIVER_PATH overrides the search, as in applications.
   ToolRun env = RunTool({"drivers", "--search-root", root, "--json"},
                     {"CUDYN_DRIVER_PATH=" + DriverPath(535)});
   EXPECT_EQ(env.json["picked"]["found_by"].get<std::string>(), "CUDYN_DRIVER_PATH") << env.out;
-  EXPECT_EQ(env.json["picked"]["cuda_version"].get<int64_t>(), 12020);
+  EXPECT_EQ(env.json["picked"]["cuda_version"].get<int64_t>(), Cuda(535));
 }
 
 TEST(CudynCheckDrivers, OnlyTheStubMeansNoDriver) {
@@ -713,7 +865,7 @@ TEST(CudynCheckDrivers, CudynDropInInstalledAsLibcudaIsNotADriver) {
   ASSERT_NE(fake, nullptr) << run.out;
   EXPECT_EQ((*fake)["kind"].get<std::string>(), "cudyn");
   EXPECT_FALSE((*fake)["picked"].get<bool>());
-  EXPECT_EQ(run.json["picked"]["cuda_version"].get<int64_t>(), 11020);
+  EXPECT_EQ(run.json["picked"]["cuda_version"].get<int64_t>(), Cuda(460));
 }
 
 // ---- usage ------------------------------------------------------------------------------------
@@ -784,17 +936,32 @@ std::map<std::string, std::string> NfdLabels(const std::string& text) {
   return labels;
 }
 
-// Facts of the real drivers (their CUDA versions) and NVIDIA's PTX ISA per CUDA release.
-struct NfdExpectation {
-  int major;
-  int cuda;
-  std::string ptx_isa_max;  // major*10+minor
-};
+// The newest PTX ISA a driver of CUDA version `cuda` JITs, as the label writes it (major*10+minor),
+// read from NVIDIA's PTX ISA release table (version_tables/inputs/ptx_isa.tsv: ISA -> the CUDA
+// release that introduced it); "" when `cuda` predates every row.
+std::string PtxIsaMaxLabel(int cuda) {
+  std::string best;
+  int best_isa = -1;
+  for (const auto& [key, introduced] : PtxIsaCuda()) {
+    int isa_major = 0, isa_minor = 0;
+    if (std::sscanf(key.c_str(), "%d.%d", &isa_major, &isa_minor) != 2) continue;
+    const int isa = isa_major * 10 + isa_minor;
+    if (introduced > 0 && introduced <= cuda && isa > best_isa) {
+      best_isa = isa;
+      best = std::to_string(isa);
+    }
+  }
+  EXPECT_FALSE(best.empty()) << "no PTX ISA row for CUDA " << cuda;
+  return best;
+}
 
-class RealDriverNfd : public ::testing::TestWithParam<NfdExpectation> {};
+// One real driver (its major; its CUDA version from the table).
+class RealDriverNfd : public ::testing::TestWithParam<int> {};
 
 TEST_P(RealDriverNfd, LabelsDescribeTheDriver) {
-  const NfdExpectation& e = GetParam();
+  const struct {
+    int major, cuda;
+  } e = {GetParam(), Cuda(GetParam())};
   ToolRun run = RunTool({"report", "--nfd", "--driver", DriverPath(e.major)});
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   std::map<std::string, std::string> labels = NfdLabels(run.out);
@@ -802,7 +969,7 @@ TEST_P(RealDriverNfd, LabelsDescribeTheDriver) {
   EXPECT_EQ(labels["cudyn.cuda-driver-version"], std::to_string(e.cuda));
   EXPECT_EQ(labels["cudyn.cuda-driver-major"], std::to_string(e.cuda / 1000));
   EXPECT_EQ(labels["cudyn.cuda-driver-minor"], std::to_string(e.cuda % 1000 / 10));
-  EXPECT_EQ(labels["cudyn.ptx-isa-max"], e.ptx_isa_max);
+  EXPECT_EQ(labels["cudyn.ptx-isa-max"], PtxIsaMaxLabel(e.cuda));
   EXPECT_EQ(labels["cudyn.gpu-count"], "0");  // no GPU on this machine: cuInit answers 100
   // Runtime families: 11.0 (every 11.x) from an 11.0 driver on, 12 from 12.0, never 13 here;
   // the 10.x releases up to the driver's own.
@@ -813,26 +980,22 @@ TEST_P(RealDriverNfd, LabelsDescribeTheDriver) {
   EXPECT_EQ(labels.count("cudyn.cudart.10.2"), e.cuda >= 10020 ? 1u : 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Drivers, RealDriverNfd,
-                         ::testing::Values(NfdExpectation{418, 10010, "64"},
-                                           NfdExpectation{450, 11000, "70"},
-                                           NfdExpectation{460, 11020, "72"},
-                                           NfdExpectation{470, 11040, "74"},
-                                           NfdExpectation{535, 12020, "82"}),
-                         [](const ::testing::TestParamInfo<NfdExpectation>& info) {
-                           return "driver_" + std::to_string(info.param.major);
+INSTANTIATE_TEST_SUITE_P(Drivers, RealDriverNfd, ::testing::ValuesIn(kDriverMajors),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "driver_" + std::to_string(info.param);
                          });
 
 TEST(ReportNfd, ClampedDriverAndAtomicOutputFile) {
   const std::string dir = ::cudyn::testing::MakeTempDir("nfd");
   const std::string file = dir + "/cudyn";
+  const int clamp = Cuda(470);
   ToolRun run = RunTool({"report", "--nfd", "--driver", DriverPath(535), "--max-cuda-version",
-                         "11.4", "--output", file});
+                         Dotted(clamp), "--output", file});
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   EXPECT_TRUE(run.out.empty()) << run.out;
   std::map<std::string, std::string> labels = NfdLabels(ReadFile(file));
-  EXPECT_EQ(labels["cudyn.cuda-driver-version"], "11040");
-  EXPECT_EQ(labels["cudyn.ptx-isa-max"], "74");
+  EXPECT_EQ(labels["cudyn.cuda-driver-version"], std::to_string(clamp));
+  EXPECT_EQ(labels["cudyn.ptx-isa-max"], PtxIsaMaxLabel(clamp));
   EXPECT_EQ(labels.count("cudyn.cudart.12"), 0u);
   // Only the file itself remains (the dot file it was written to was renamed).
   int entries = 0;

@@ -8,6 +8,7 @@
 // Prints key=value lines: which runtime, driver, NVRTC, PTX .version and cuBLAS answered, the
 // library files mapped, each step's result, an FNV-1a hash of every output value (equal across runs
 // means bit-identical results), and `result=ok` when every value equals the CPU's. Exit 0 only then.
+// The NVRTC kernel, its compile and launch: axpb_nvrtc.h, shared with nvrtc_probe.cc.
 //   g++ -O2 -I$CUDA/include family_probe.cc -L$CUDA/lib64 -lcublas -lnvrtc -lcudart -lcuda
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -22,14 +23,14 @@
 #include <string>
 #include <vector>
 
+#include "axpb_nvrtc.h"
+#include "probe_util.h"
+
 namespace {
 
-constexpr int kN = 64;
+using probe::Fail;
 
-int Fail(const char* step, int rc) {
-  std::printf("%s_rc=%d\nresult=FAIL\n", step, rc);
-  return 1;
-}
+constexpr int kN = 64;
 
 // FNV-1a over the bytes of every value: equal hashes across runs mean bit-identical outputs.
 uint64_t Hash(const void* data, size_t size, uint64_t h = 1469598103934665603ull) {
@@ -50,27 +51,12 @@ uint16_t ToHalf(float f) {
 
 // The file names of the mapped CUDA libraries (runtime, driver, NVRTC, cuBLAS, cudyn's drop-ins).
 void PrintMapped() {
-  FILE* maps = std::fopen("/proc/self/maps", "r");
   std::set<std::string> seen;
-  char line[4096];
-  while (maps && std::fgets(line, sizeof line, maps)) {
-    const char* path = std::strchr(line, '/');
-    if (!path) continue;
-    std::string file(path);
-    file.erase(file.find_last_not_of('\n') + 1);
-    const std::string name = file.substr(file.rfind('/') + 1);
-    for (const char* lib : {"libcudart", "libcuda.", "libnvrtc", "libcublas", "libcudyn"}) {
-      if (name.compare(0, std::strlen(lib), lib) == 0) seen.insert(file);
-    }
+  for (const char* lib : {"libcudart", "libcuda.", "libnvrtc", "libcublas", "libcudyn"}) {
+    const std::set<std::string> files = probe::MappedFiles(lib, /*prefix=*/true);
+    seen.insert(files.begin(), files.end());
   }
-  if (maps) std::fclose(maps);
   for (const std::string& file : seen) std::printf("mapped=%s\n", file.c_str());
-}
-
-std::string PtxVersion(const std::string& ptx) {
-  const size_t at = ptx.find("\n.version ");
-  if (at == std::string::npos) return "?";
-  return ptx.substr(at + 10, ptx.find('\n', at + 1) - at - 10);
 }
 
 }  // namespace
@@ -95,36 +81,18 @@ int main() {
   int nv_major = 0, nv_minor = 0;
   nvrtcVersion(&nv_major, &nv_minor);
   std::printf("nvrtc=%d.%d\n", nv_major, nv_minor);
-  const char* src =
-      "extern \"C\" __global__ void axpb(float* x, float a, float b, int n) {\n"
-      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i < n) x[i] = a * x[i] + b;\n"
-      "}\n";
-  nvrtcProgram prog = nullptr;
-  nvrtcResult nrc = nvrtcCreateProgram(&prog, src, "axpb.cu", 0, nullptr, nullptr);
-  if (nrc != NVRTC_SUCCESS) return Fail("nvrtcCreateProgram", nrc);
-  const char* opts[] = {"--gpu-architecture=compute_75"};  // every NVRTC 11.2-13.x, every GPU since Turing
-  if ((nrc = nvrtcCompileProgram(prog, 1, opts)) != NVRTC_SUCCESS) return Fail("nvrtcCompile", nrc);
-  size_t ptx_size = 0;
-  if ((nrc = nvrtcGetPTXSize(prog, &ptx_size)) != NVRTC_SUCCESS) return Fail("nvrtcGetPTXSize", nrc);
-  std::string ptx(ptx_size, '\0');
-  if ((nrc = nvrtcGetPTX(prog, &ptx[0])) != NVRTC_SUCCESS) return Fail("nvrtcGetPTX", nrc);
-  nvrtcDestroyProgram(&prog);
-  std::printf("ptx_version=%s\n", PtxVersion(ptx).c_str());
+  std::string ptx;
+  probe::Step step = probe::Step::kNone;
+  const nvrtcResult nrc = probe::CompileAxpb(&ptx, &step, /*log=*/false);
+  if (nrc != NVRTC_SUCCESS) return Fail((std::string("nvrtc_") + probe::StepName(step)).c_str(), nrc);
+  std::printf("ptx_version=%s\n", probe::PtxVersion(ptx).c_str());
   CUmodule module = nullptr;
   CUresult rc = cuModuleLoadData(&module, ptx.c_str());
   std::printf("load_rc=%d\n", static_cast<int>(rc));
   if (rc != CUDA_SUCCESS) return Fail("cuModuleLoadData", rc);
-  CUfunction fn = nullptr;
-  if ((rc = cuModuleGetFunction(&fn, module, "axpb")) != CUDA_SUCCESS)
-    return Fail("cuModuleGetFunction", rc);
-  CUdeviceptr arg = reinterpret_cast<CUdeviceptr>(dx);
-  float a = 2.0f, b = 1.0f;
-  int count = n;
-  void* args[] = {&arg, &a, &b, &count};
-  if ((rc = cuLaunchKernel(fn, (n + 127) / 128, 1, 1, 128, 1, 1, 0, nullptr, args, nullptr)) !=
+  if ((rc = probe::LaunchAxpb(module, reinterpret_cast<CUdeviceptr>(dx), 2.0f, 1.0f, n, &step)) !=
       CUDA_SUCCESS)
-    return Fail("cuLaunchKernel", rc);
+    return Fail(probe::StepName(step), rc);
   if ((err = cudaDeviceSynchronize()) != cudaSuccess) return Fail("cudaDeviceSynchronize", err);
   std::vector<float> y(n);
   if ((err = cudaMemcpy(y.data(), dx, n * sizeof(float), cudaMemcpyDeviceToHost)) != cudaSuccess)

@@ -4,6 +4,7 @@
 // key=value lines: the NVRTC version used, the PTX's .version, each step's result, and
 // `result=ok` or `result=FAIL`. Exit status 0 only when the kernel ran and computed the right
 // values; the load's CUdresult (222 for PTX too new for the driver) is printed as load_rc.
+// The kernel and its NVRTC compile: axpb_nvrtc.h (carried next to this file).
 #include <cuda.h>
 #include <nvrtc.h>
 
@@ -11,52 +12,22 @@
 #include <string>
 #include <vector>
 
-namespace {
+#include "axpb_nvrtc.h"
+#include "probe_util.h"
 
-int Fail(const char* step, int rc) {
-  std::printf("%s_rc=%d\nresult=FAIL\n", step, rc);
-  return 1;
-}
-
-}  // namespace
+using probe::Fail;
 
 int main() {
   int major = 0, minor = 0;
   nvrtcResult nrc = nvrtcVersion(&major, &minor);
   std::printf("nvrtc_version_rc=%d\nnvrtc=%d.%d\n", static_cast<int>(nrc), major, minor);
-  const char* src =
-      "extern \"C\" __global__ void axpb(float* x, float a, float b, int n) {\n"
-      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i < n) x[i] = a * x[i] + b;\n"
-      "}\n";
-  nvrtcProgram prog = nullptr;
-  nrc = nvrtcCreateProgram(&prog, src, "axpb.cu", 0, nullptr, nullptr);
-  if (nrc != NVRTC_SUCCESS) return Fail("create", nrc);
-  // compute_75: every NVRTC 11.2-13.x targets it and every GPU since Turing JITs it.
-  const char* opts[] = {"--gpu-architecture=compute_75"};
-  nrc = nvrtcCompileProgram(prog, 1, opts);
-  std::printf("compile_rc=%d\n", static_cast<int>(nrc));
-  if (nrc != NVRTC_SUCCESS) {
-    size_t log_size = 0;
-    if (nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
-      std::string log(log_size, '\0');
-      nvrtcGetProgramLog(prog, &log[0]);
-      std::printf("compile_log=%s\n", log.c_str());
-    }
-    return Fail("compile", nrc);
-  }
-  size_t size = 0;
-  nrc = nvrtcGetPTXSize(prog, &size);
-  if (nrc != NVRTC_SUCCESS) return Fail("ptx_size", nrc);
-  std::string ptx(size, '\0');
-  nrc = nvrtcGetPTX(prog, &ptx[0]);
-  if (nrc != NVRTC_SUCCESS) return Fail("ptx", nrc);
-  nvrtcDestroyProgram(&prog);
-  const size_t at = ptx.find("\n.version ");
-  std::printf("ptx_version=%s\n",
-              at == std::string::npos
-                  ? "?"
-                  : ptx.substr(at + 10, ptx.find('\n', at + 1) - at - 10).c_str());
+  std::string ptx;
+  probe::Step step = probe::Step::kNone;
+  nrc = probe::CompileAxpb(&ptx, &step, /*log=*/true);
+  if (step == probe::Step::kCreate) return Fail(probe::StepName(step), nrc);
+  std::printf("compile_rc=%d\n", step == probe::Step::kCompile ? static_cast<int>(nrc) : 0);
+  if (nrc != NVRTC_SUCCESS) return Fail(probe::StepName(step), nrc);
+  std::printf("ptx_version=%s\n", probe::PtxVersion(ptx).c_str());
 
   CUresult rc = cuInit(0);
   if (rc != CUDA_SUCCESS) return Fail("init", rc);
@@ -72,8 +43,6 @@ int main() {
   rc = cuModuleLoadData(&module, ptx.c_str());
   std::printf("load_rc=%d\n", static_cast<int>(rc));
   if (rc != CUDA_SUCCESS) return Fail("load", rc);
-  CUfunction fn = nullptr;
-  if ((rc = cuModuleGetFunction(&fn, module, "axpb")) != CUDA_SUCCESS) return Fail("function", rc);
 
   const int n = 1000;
   std::vector<float> host(n);
@@ -81,11 +50,8 @@ int main() {
   CUdeviceptr d = 0;
   if ((rc = cuMemAlloc(&d, n * sizeof(float))) != CUDA_SUCCESS) return Fail("alloc", rc);
   if ((rc = cuMemcpyHtoD(d, host.data(), n * sizeof(float))) != CUDA_SUCCESS) return Fail("htod", rc);
-  float a = 2.0f, b = 1.0f;
-  int count = n;
-  void* args[] = {&d, &a, &b, &count};
-  rc = cuLaunchKernel(fn, (n + 127) / 128, 1, 1, 128, 1, 1, 0, nullptr, args, nullptr);
-  if (rc != CUDA_SUCCESS) return Fail("launch", rc);
+  if ((rc = probe::LaunchAxpb(module, d, 2.0f, 1.0f, n, &step)) != CUDA_SUCCESS)
+    return Fail(probe::StepName(step), rc);
   if ((rc = cuCtxSynchronize()) != CUDA_SUCCESS) return Fail("sync", rc);
   if ((rc = cuMemcpyDtoH(host.data(), d, n * sizeof(float))) != CUDA_SUCCESS) return Fail("dtoh", rc);
   int wrong = 0;

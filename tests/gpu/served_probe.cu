@@ -12,9 +12,10 @@
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <string>
+
+#include "probe_util.h"
 
 __global__ void FillSeven(int* out) { out[threadIdx.x] = 7 + threadIdx.x; }
 
@@ -44,13 +45,9 @@ void Line(const char* key, cudaError_t rc, const std::string& detail = "") {
 }
 
 std::string MappedRuntimes() {
-  std::ifstream maps("/proc/self/maps");
   std::set<std::string> names;
-  for (std::string line; std::getline(maps, line);) {
-    const size_t slash = line.rfind('/');
-    if (slash == std::string::npos) continue;
-    const std::string name = line.substr(slash + 1);
-    if (name.find("cudart") != std::string::npos) names.insert(name);
+  for (const std::string& file : probe::MappedFiles("cudart")) {
+    names.insert(file.substr(file.rfind('/') + 1));
   }
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;

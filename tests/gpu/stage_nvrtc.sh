@@ -7,7 +7,8 @@
 #   tests/gpu/stage_nvrtc.sh [DEST]        default DEST: <repo>/.gpu_carry_nvrtc
 #
 # DEST gets (the layout run_nvrtc.sh reads):
-#   nvrtc_probe.cc                   tests/gpu/nvrtc_probe.cc (built there against its toolkit)
+#   nvrtc_probe.cc                   tests/gpu/nvrtc_probe.cc (built there against its toolkit) and
+#   axpb_nvrtc.h, probe_util.h       the headers it includes (tests/gpu)
 #   tree/                            the install tree (//dist:tarball, -c opt, unpacked): the driver
 #                                    drop-in lib/cudyn/libcuda.so.1, the NVRTC drop-in
 #                                    lib/cudyn/nvrtc/libnvrtc.so.13, bin/cudyn
@@ -28,7 +29,7 @@ bin=$(bazel info -c opt bazel-bin 2>/dev/null)
 
 rm -rf "$dest"
 mkdir -p "$dest/tree" "$dest/stage/nvrtc"
-cp tests/gpu/nvrtc_probe.cc "$dest/"
+cp tests/gpu/nvrtc_probe.cc tests/gpu/axpb_nvrtc.h tests/gpu/probe_util.h "$dest/"
 tar -xzf "$(ls "$bin"/dist/cudyn-*-linux-x86_64.tar.gz | head -1)" -C "$dest/tree" --strip-components=1
 for f in lib/cudyn/libcuda.so.1 lib/cudyn/nvrtc/libnvrtc.so.13 bin/cudyn; do
   [[ -e $dest/tree/$f ]] || { echo "stage_nvrtc: the install tree lacks $f" >&2; exit 1; }

@@ -375,6 +375,34 @@ TEST(Verdict, GpuTheTargetDriverDoesNotOffer) {
   EXPECT_EQ(v.gpu_min_driver, 0);
 }
 
+// Without device code, a file that uses CUDA (Target::uses_cuda, the default) fails the same way
+// on a GPU the driver does not offer: the driver offers no device there at all. A file that never
+// reaches a driver is not judged on GPUs.
+TEST(Verdict, NoDeviceCodeOnAGpuTheTargetDriverDoesNotOffer) {
+  const GpuArch sm90{9, 0, '\0'};
+  const int first = kernel_rule::MinDriverForGpu(sm90);
+  ASSERT_GT(first, 11000);
+  const KernelLayer none;  // no device code
+  ASSERT_FALSE(none.has_device_code);
+  LayerVerdict v = JudgeKernels(none, On(first - 10, "sm_90"));
+  EXPECT_EQ(v.status, Status::kFails);
+  EXPECT_EQ(v.cuda_error, kCudaErrorNoDevice);
+  EXPECT_TRUE(v.gpu_not_offered);
+  EXPECT_EQ(v.min_driver, first);
+  EXPECT_EQ(v.gpu_min_driver, first);
+  // Offered: nothing to judge.
+  v = JudgeKernels(none, On(first, "sm_90"));
+  EXPECT_EQ(v.status, Status::kNotApplicable);
+  EXPECT_FALSE(v.gpu_not_offered);
+  // No GPU given, or a file without CUDA: not applicable.
+  EXPECT_EQ(JudgeKernels(none, On(first - 10, nullptr)).status, Status::kNotApplicable);
+  Target host_only = On(first - 10, "sm_90");
+  host_only.uses_cuda = false;
+  v = JudgeKernels(none, host_only);
+  EXPECT_EQ(v.status, Status::kNotApplicable);
+  EXPECT_FALSE(v.gpu_not_offered);
+}
+
 TEST(Verdict, SeveralGencodes) {
   const FileLayers f = Load(Program("multi"));
   ExpectKernels(f, On(13000, "sm_75"), Status::kOk, 0, "sm_75");

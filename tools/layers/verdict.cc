@@ -112,15 +112,16 @@ LayerVerdict JudgeKernels(const KernelLayer& k, const Target& target) {
   v.layer = Layer::kKernels;
   const GpuArch plain{target.gpu.major, target.gpu.minor, '\0'};
   if (target.has_gpu) v.gpu_min_driver = std::max(0, kernel_rule::MinDriverForGpu(plain));
-  if (!k.has_device_code) {
+  if (!k.has_device_code && !target.uses_cuda) {
     v.status = Status::kNotApplicable;
     v.reason = "no device code";
     return v;
   }
   if (target.has_gpu) {
     // A driver older than the GPU does not offer it (cuInit 100, as the loader's driver
-    // emulation answers): no image runs, whatever the file carries. The same rule the emulation
-    // calls (loader/kernel_rule.h, gpu_arch.tsv).
+    // emulation answers): no image runs, whatever the file carries, and a file without device
+    // code (driver-API calls only) finds no device either. The same rule the emulation calls
+    // (loader/kernel_rule.h, gpu_arch.tsv).
     if (!kernel_rule::DriverKnowsGpu(target.cuda_version, plain)) {
       const int first = v.gpu_min_driver;
       v.status = Status::kFails;
@@ -129,7 +130,7 @@ LayerVerdict JudgeKernels(const KernelLayer& k, const Target& target) {
       // The oldest driver this layer accepts: the GPU's first, unless the images need more
       // there (PTX too new: its driver; nothing usable on the GPU: none, 0).
       v.min_driver = first;
-      if (!k.self_loaded) {
+      if (k.has_device_code && !k.self_loaded) {
         const std::vector<kernel_rule::Image> images = RuleImages(k);
         const kernel_rule::Choice at_first =
             kernel_rule::ChooseImage(images.data(), images.size(), first, plain);
@@ -143,6 +144,11 @@ LayerVerdict JudgeKernels(const KernelLayer& k, const Target& target) {
                  CudaVersionText(target.cuda_version) + " driver offers no such device";
       return v;
     }
+  }
+  if (!k.has_device_code) {
+    v.status = Status::kNotApplicable;
+    v.reason = "no device code";
+    return v;
   }
   if (k.self_loaded) {
     // Which image it loads, on which GPU, is the file's own choice: nothing to decide here.

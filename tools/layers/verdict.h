@@ -8,7 +8,9 @@
 //   families the target can run instead, through `cudyn run --cudart`.
 // * Kernels, for a GPU sm_XY that the target driver does not offer (its release predates the
 //   GPU: kernel_rule::DriverKnowsGpu, from gpu_arch.tsv; sm_90 from 11.8, sm_100 from 12.8):
-//   fails with 100 (cudaErrorNoDevice), as that driver's cuInit answers, whatever the images.
+//   fails with 100 (cudaErrorNoDevice), as that driver's cuInit answers, whatever the images —
+//   also for a file with no device code that uses CUDA (Target::uses_cuda: a driver-API-only
+//   program, a library): such a driver offers no device at all on that GPU.
 // * Kernels, for a GPU sm_XY: runs if some SASS can execute there — plain sm_AB: A == X and
 //   B <= Y; sm_ABa: exactly sm_XY == sm_AB; sm_ABf (family, CUDA 12.9+): A == X and B <= Y —
 //   else if some PTX can be JIT-compiled there — compute_AB: AB <= XY; compute_ABa: AB == XY;
@@ -48,6 +50,10 @@ struct Target {
   int cuda_version = 0;  // the driver's CUDA version, e.g. 12080; must be > 0
   bool has_gpu = false;
   GpuArch gpu;  // variant ignored
+  // The file uses CUDA at all (driver-API imports, a runtime, device code, CUDA libraries): a GPU
+  // the target driver does not offer then fails it even without device code. False for a file
+  // that never reaches a driver.
+  bool uses_cuda = true;
 };
 
 struct LayerVerdict {
