@@ -6,6 +6,8 @@
 // (cublasGetVersion_v2 with a null handle, cublasGetProperty, cublasGetCudartVersion,
 // cublasGetStatusString; nothing here calls cublasCreate: there is no GPU). Each case runs in its
 // own process (this binary re-executed with --choose), the driver named by CUDYN_DRIVER_PATH.
+#include <dlfcn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -75,6 +77,12 @@ using GetVersionFn = int (*)(void*, int*);
 using GetPropertyFn = int (*)(int, int*);
 using GetCudartVersionFn = size_t (*)();
 using StatusStringFn = const char* (*)(int);
+using LtGetVersionFn = size_t (*)();
+
+std::string RealPathOf(const std::string& path) {
+  char real[PATH_MAX];
+  return realpath(path.c_str(), real) != nullptr ? real : "";
+}
 
 // The real files containing `marker` ("/libcublas.so.") this process has mapped.
 std::set<std::string> Mapped(const char* marker) {
@@ -130,6 +138,15 @@ int Choose(int argc, char** argv) {
                 cudyn::CublasRejectionName(c.rejection), c.version, k, c.reason.c_str());
     std::printf("source.%zu=%s\nmin_driver.%zu=%d\n", k, cudyn::CublasSourceName(c.source), k,
                 c.min_driver);
+    std::printf("cublaslt.%zu=%s\n", k, c.cublaslt.c_str());
+  }
+  // cublasLtGetVersion as the cuBLAS taken sees it: looked up in its own dependency scope, it is
+  // the libcublasLt that cuBLAS was bound to.
+  if (void* h = b->ok() ? dlopen(b->path().c_str(), RTLD_LAZY | RTLD_NOLOAD) : nullptr) {
+    if (auto lt_version = reinterpret_cast<LtGetVersionFn>(dlsym(h, "cublasLtGetVersion"))) {
+      std::printf("lt_version=%zu\n", lt_version());
+    }
+    dlclose(h);
   }
   int native = 0;
   for (int e = 0; e < cudyn::kCublasEntryCount; ++e) {
@@ -379,6 +396,61 @@ TEST(CublasOnRealDrivers, TheDefaultSearchsNamesAreRefusedBeforeDlopen) {
         << r["reason." + k];
     EXPECT_NE(r["reason." + k].find("is too old for it (not loaded)"), std::string::npos)
         << r["reason." + k];
+  }
+}
+
+// The measurement left open by issue 20 (tests/gpu/RESULTS.md): the real 12.4 chosen by path with
+// the real 12.5's directory on LD_LIBRARY_PATH. libcublas.so.12 needs libcublasLt.so.12 by bare
+// name and LD_LIBRARY_PATH is searched before its RUNPATH $ORIGIN, so the dynamic linker alone
+// gives it 12.5's. The loader opens the one beside it first, by its path: the process maps 12.4's
+// libcublasLt and not 12.5's, and cublasLtGetVersion through the cuBLAS answers 12.4's version.
+TEST(CublasLt, AChosenCublasGetsTheLibcublasLtBesideItBeforeLdLibraryPath) {
+  const std::string own = RealPathOf(Dir(CublasFile("12.4")) + "/libcublasLt.so.12");
+  const std::string other = RealPathOf(Dir(CublasFile("12.5")) + "/libcublasLt.so.12");
+  ASSERT_FALSE(own.empty());
+  ASSERT_FALSE(other.empty());
+  ASSERT_NE(own, other);
+  Case c{DriverPath("535"), "", CublasFile("12.4"), {}};
+  c.ld_library_path = {Dir(CublasFile("12.5"))};
+  auto r = RunChoose(c);
+  ASSERT_EQ(r["ok"], "1") << r["last_error"];
+  EXPECT_EQ(r["version"], kVersionOf.at("12.4"));
+  EXPECT_EQ(r["mapped_cublaslt_files"], own);
+  EXPECT_EQ(r["lt_version"], kVersionOf.at("12.4"));
+  EXPECT_EQ(RealPathOf(r["cublaslt"]), own) << r["cublaslt"];
+  EXPECT_EQ(RealPathOf(r["cublaslt.0"]), own) << r["cublaslt.0"];  // the candidate's record
+  EXPECT_EQ(r["warnings"], "0");
+  // The same with 12.5 chosen and 12.4's directory first: each gets its own.
+  Case d{DriverPath("535"), "", CublasFile("12.5"), {}};
+  d.ld_library_path = {Dir(CublasFile("12.4"))};
+  auto q = RunChoose(d);
+  ASSERT_EQ(q["ok"], "1") << q["last_error"];
+  EXPECT_EQ(q["mapped_cublaslt_files"], other);
+  EXPECT_EQ(q["lt_version"], kVersionOf.at("12.5"));
+}
+
+// A file that carries cuBLAS's SONAME (libcublas.so.12) but is no cuBLAS, with a real
+// libcublasLt.so.12 beside it: the Lt loaded before it is closed with it (nothing left mapped).
+TEST(CublasLt, ARefusedCandidateClosesItsLibcublasLt) {
+  const std::string dir = cudyn::testing::MakeTempDir("soname_only");
+  const std::string fake = dir + "/libcublas.so.12";
+  ASSERT_EQ(symlink(cudyn::testing::Runfile(
+                        "cudyn/tests/real_cublas/libcublas_soname_not_cublas.so").c_str(),
+                    fake.c_str()),
+            0);
+  ASSERT_EQ(symlink((Dir(CublasFile("12.5")) + "/libcublasLt.so.12").c_str(),
+                    (dir + "/libcublasLt.so.12").c_str()),
+            0);
+  for (bool explicit_path : {true, false}) {
+    SCOPED_TRACE(explicit_path ? "explicit" : "searched");
+    Case c{DriverPath("535"), "", explicit_path ? fake : "", {dir}};
+    c.foreign_leak = true;  // a real libcublasLt unloaded with its libstdc++ pool
+    auto r = RunChoose(c);
+    EXPECT_EQ(r["ok"], "0");
+    EXPECT_EQ(r["candidates"], "1");
+    EXPECT_EQ(r["cand.0"], fake + "|not_cublas|0");
+    EXPECT_EQ(r["mapped_cublas"], "0");
+    EXPECT_EQ(r["mapped_cublaslt_files"], "");
   }
 }
 
