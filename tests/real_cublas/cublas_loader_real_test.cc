@@ -24,9 +24,8 @@
 
 #include "gtest/gtest.h"
 #include "loader/cublas.h"
+#include "tests/util/choose_child.h"
 #include "tests/util/runfiles.h"
-
-extern char** environ;
 
 namespace {
 
@@ -198,62 +197,14 @@ struct Case {
 };
 
 std::map<std::string, std::string> RunChoose(const Case& c) {
-  int fds[2];
-  std::map<std::string, std::string> out;
-  if (pipe(fds) != 0) return out;
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "LD_LIBRARY_PATH=", 16) != 0 && std::strncmp(*e, "CUDYN_", 6) != 0) {
-      env.push_back(*e);
-      if (c.foreign_leak && std::strncmp(*e, "ASAN_OPTIONS=", 13) == 0) {
-        env.back() += ":detect_leaks=0";
-      }
-    }
-  }
-  std::string library_path;
-  for (const std::string& d : c.ld_library_path) library_path += d + ":";
-  env.push_back("LD_LIBRARY_PATH=" + library_path +
-                (c.driver.empty() ? std::string("/nonexistent") : Dir(c.driver)));
-  env.push_back("CUDYN_DRIVER_PATH=" + (c.driver.empty() ? std::string("/nonexistent/libcuda.so.1")
-                                                         : c.driver));
-  env.push_back("CUDYN_LOG=off");
-  if (!c.clamp.empty()) env.push_back("CUDYN_MAX_CUDA_VERSION=" + c.clamp);
-  std::vector<char*> envp;
-  for (std::string& s : env) envp.push_back(&s[0]);
-  envp.push_back(nullptr);
-  std::vector<std::string> args = {"/proc/self/exe", "--choose"};
+  std::vector<std::string> args = {"--choose"};
   if (c.plan) args.push_back("--plan");
   if (!c.path.empty()) {
     args.push_back("--path");
     args.push_back(c.path);
   }
-  for (const std::string& d : c.dirs) args.push_back(d);
-  std::vector<char*> argv;
-  for (std::string& s : args) argv.push_back(&s[0]);
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    execve("/proc/self/exe", argv.data(), envp.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    size_t eq = line.find('=');
-    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return out;
+  args.insert(args.end(), c.dirs.begin(), c.dirs.end());
+  return cudyn::testing::RunChild(args, {c.driver, c.clamp, c.ld_library_path, c.foreign_leak});
 }
 
 // The facts of the cuBLAS issue, written out: each real cuBLAS's own version (cublasGetProperty).
@@ -380,23 +331,10 @@ TEST(CublasOnRealDrivers, TheDefaultSearchsNamesAreRefusedBeforeDlopen) {
   EXPECT_EQ(r["mapped_cublaslt_files"].find(','), std::string::npos) << r["mapped_cublaslt_files"];
   EXPECT_NE(r["mapped_cublaslt_files"].find("/libcublasLt.so.11"), std::string::npos)
       << r["mapped_cublaslt_files"];
-  const std::map<std::string, int> refused = {{"libcublas.so.13", 13000},
-                                              {"libcublas.so.12", 12000}};
-  for (const auto& [name, min_driver] : refused) {
-    SCOPED_TRACE(name);
-    int found = -1;
-    for (int k = 0; k < std::atoi(r["candidates"].c_str()); ++k) {
-      if (r["cand." + std::to_string(k)] == name + "|driver_too_old|0") found = k;
-    }
-    ASSERT_GE(found, 0) << "not refused by its name";
-    const std::string k = std::to_string(found);
-    EXPECT_EQ(r["source." + k], "default search");
-    EXPECT_EQ(r["min_driver." + k], std::to_string(min_driver));
-    EXPECT_NE(r["reason." + k].find("(SONAME " + name + ": the CUDA"), std::string::npos)
-        << r["reason." + k];
-    EXPECT_NE(r["reason." + k].find("is too old for it (not loaded)"), std::string::npos)
-        << r["reason." + k];
-  }
+  cudyn::testing::ExpectRefusedUnloadedByName(r, "libcublas.so.13", "driver_too_old", 13000,
+                                              ": the CUDA 13 runtime inside");
+  cudyn::testing::ExpectRefusedUnloadedByName(r, "libcublas.so.12", "driver_too_old", 12000,
+                                              ": the CUDA 12 runtime inside");
 }
 
 // The measurement left open by issue 20 (tests/gpu/RESULTS.md): the real 12.4 chosen by path with
