@@ -283,10 +283,10 @@ void* Cublas::OpenCublasLtBeside(const std::string& path) {
 }
 
 // The real libcublas needs libcublasLt.so.<major> by bare name: the one beside it when
-// TryCandidate loaded that first (`own_lt`), else whatever the dynamic linker found (LD_LIBRARY_PATH,
-// its RUNPATH $ORIGIN, or one of that SONAME already loaded). Which file the process has is
-// recorded, with a warning when it is not the chosen cuBLAS's neighbour (one of that SONAME was
-// loaded before: the dynamic linker matches the first).
+// TryCandidate loaded that first (`own_lt`), else whatever the dynamic linker found
+// (LD_LIBRARY_PATH, its RUNPATH $ORIGIN, or one of that SONAME already loaded). Which file the
+// process has is recorded, with a warning when it is not the chosen cuBLAS's neighbour (one of
+// that SONAME was loaded before: the dynamic linker matches the first).
 void Cublas::NoteCublasLt(bool own_lt) {
   const std::string name = "libcublasLt.so." + std::to_string(major());
   void* lt = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);

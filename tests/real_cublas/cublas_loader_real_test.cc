@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -83,25 +84,6 @@ std::string RealPathOf(const std::string& path) {
   return realpath(path.c_str(), real) != nullptr ? real : "";
 }
 
-// The real files containing `marker` ("/libcublas.so.") this process has mapped.
-std::set<std::string> Mapped(const char* marker) {
-  std::ifstream maps("/proc/self/maps");
-  std::set<std::string> mapped;
-  for (std::string line; std::getline(maps, line);) {
-    const size_t at = line.find('/');
-    if (at != std::string::npos && line.find(marker) != std::string::npos) {
-      mapped.insert(line.substr(at));
-    }
-  }
-  return mapped;
-}
-
-std::string Joined(const std::set<std::string>& items) {
-  std::string out;
-  for (const std::string& i : items) out += (out.empty() ? "" : ",") + i;
-  return out;
-}
-
 // --choose [--plan] [--path P] [DIR...]: opens a Cublas for the environment's driver and prints
 // key=value. --plan: the loader's own search (default search first) instead of the DIRs.
 int Choose(int argc, char** argv) {
@@ -127,9 +109,11 @@ int Choose(int argc, char** argv) {
   std::printf("cublaslt=%s\nwarnings=%zu\n", b->cublaslt().c_str(), b->warnings().size());
   // Every libcublas.so.* / libcublasLt.so.* this process has mapped (a refused candidate must not
   // be loaded).
-  const std::set<std::string> mapped = Mapped("/libcublas.so.");
-  std::printf("mapped_cublas=%zu\nmapped_cublas_files=%s\n", mapped.size(), Joined(mapped).c_str());
-  std::printf("mapped_cublaslt_files=%s\n", Joined(Mapped("/libcublasLt.so.")).c_str());
+  const std::string mapped = cudyn::testing::MappedFiles("/libcublas.so.");
+  const size_t count = mapped.empty() ? 0 : std::count(mapped.begin(), mapped.end(), ',') + 1;
+  std::printf("mapped_cublas=%zu\nmapped_cublas_files=%s\n", count, mapped.c_str());
+  std::printf("mapped_cublaslt_files=%s\n",
+              cudyn::testing::MappedFiles("/libcublasLt.so.").c_str());
   std::printf("candidates=%zu\n", b->candidates().size());
   for (size_t k = 0; k < b->candidates().size(); ++k) {
     const cudyn::CublasCandidate& c = b->candidates()[k];

@@ -10,8 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -30,21 +28,6 @@ std::string RealPathOf(const std::string& path) {
   return realpath(path.c_str(), real) != nullptr ? real : "";
 }
 
-// The real files whose path contains `marker` this process has mapped, joined by ','.
-std::string Mapped(const char* marker) {
-  std::ifstream maps("/proc/self/maps");
-  std::set<std::string> mapped;
-  for (std::string line; std::getline(maps, line);) {
-    const size_t at = line.find('/');
-    if (at != std::string::npos && line.find(marker) != std::string::npos) {
-      mapped.insert(line.substr(at));
-    }
-  }
-  std::string out;
-  for (const std::string& m : mapped) out += (out.empty() ? "" : ",") + m;
-  return out;
-}
-
 // --choose cublas|nvrtc: the library's own search (the default search first) from the
 // environment; prints key=value.
 template <class Library, class NameFn, class RejectionFn>
@@ -60,7 +43,7 @@ int Print(const std::unique_ptr<Library>& l, NameFn source_name, RejectionFn rej
                 c.path.c_str(), rejection_name(c.rejection), c.version, k, c.reason.c_str(), k,
                 source_name(c.source), k, c.min_driver);
   }
-  std::printf("mapped=%s\n", Mapped(marker).c_str());
+  std::printf("mapped=%s\n", cudyn::testing::MappedFiles(marker).c_str());
   return 0;
 }
 
@@ -68,15 +51,13 @@ int Choose(const char* library) {
   if (std::strcmp(library, "cublas") == 0) {
     cudyn::CublasOptions options;
     options.use_environment = true;
-    return Print(
-        cudyn::Cublas::Open(options), cudyn::CublasSourceName, cudyn::CublasRejectionName,
-        "/libcublas.so.");
+    return Print(cudyn::Cublas::Open(options), cudyn::CublasSourceName, cudyn::CublasRejectionName,
+                 "/libcublas.so.");
   }
   cudyn::NvrtcOptions options;
   options.use_environment = true;
-  return Print(
-      cudyn::Nvrtc::Open(options), cudyn::NvrtcSourceName, cudyn::NvrtcRejectionName,
-      "/libnvrtc.so.");
+  return Print(cudyn::Nvrtc::Open(options), cudyn::NvrtcSourceName, cudyn::NvrtcRejectionName,
+               "/libnvrtc.so.");
 }
 
 std::string Runfile(const char* path) { return cudyn::testing::Runfile(path); }

@@ -24,10 +24,25 @@ struct ChildEnvironment {
   bool foreign_leak = false;
 };
 
-// Runs /proc/self/exe with `args` (argv[1]...) in the test's environment without its
-// LD_LIBRARY_PATH and CUDYN_* variables, plus `env`'s, with CUDYN_LOG=off; returns its stdout's
+// What a program run by RunProgram printed and how it ended.
+struct ProgramRun {
+  ChildAnswer answer;  // its stdout's key=value lines
+  std::string raw;     // its whole stdout
+  int exit_code = -1;  // -1: it did not exit
+};
+// Runs `program` with `args` (argv[1]...) in the test's environment without its LD_LIBRARY_PATH,
+// CUDYN_*, CUDA_HOME and CUDA_PATH, with CUDYN_LOG=off, then `env` ("NAME=value"; with
+// `foreign_leak` as in ChildEnvironment).
+ProgramRun RunProgram(const std::string& program, const std::vector<std::string>& args,
+                      const std::vector<std::string>& env, bool foreign_leak = false);
+
+// Runs this test binary (/proc/self/exe) with `args` under `env` (RunProgram); returns its
 // key=value lines. Expects (gtest) a clean exit.
 ChildAnswer RunChild(const std::vector<std::string>& args, const ChildEnvironment& env);
+
+// In a child: the real files whose path contains `marker` ("/libcublas.so.") this process has
+// mapped (/proc/self/maps), sorted, joined by ','.
+std::string MappedFiles(const char* marker);
 
 // A bare name the dynamic linker's default search would look up ("libcublas.so.13"), refused by
 // its SONAME before dlopen: an answer's candidate "cand.K=<name>|<rejection>|0" (no version: never
