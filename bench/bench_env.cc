@@ -3,7 +3,10 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 
 #include "benchmark/benchmark.h"
 
@@ -21,9 +24,36 @@ void* ReferenceDriver() {
   return handle;
 }
 
-void* ReferenceSymbol(const char* name) {
-  void* handle = ReferenceDriver();
+void* ReferenceSymbolIn(void* handle, const char* name) {
   return handle != nullptr ? dlsym(handle, name) : nullptr;
+}
+
+void* ReferenceSymbol(const char* name) { return ReferenceSymbolIn(ReferenceDriver(), name); }
+
+void* LibraryNamedBy(const char* variable) {
+  static std::mutex mutex;
+  static std::map<std::string, void*> opened;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = opened.find(variable);
+  if (it != opened.end()) return it->second;
+  const char* path = std::getenv(variable);
+  void* handle = path != nullptr && path[0] != '\0' ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
+  opened[variable] = handle;
+  return handle;
+}
+
+int RunDropinComparison(int argc, char** argv, const char* program, const char* variable,
+                        const char* what, void (*bind_first)()) {
+  if (LibraryNamedBy(variable) == nullptr) {
+    const char* error = dlerror();
+    std::fprintf(stderr, "%s: set %s to %s (%s)\n", program, variable, what,
+                 error != nullptr ? error : "unset");
+    return 2;
+  }
+  bind_first();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  return 0;
 }
 
 int DriverVersion(void* handle) {

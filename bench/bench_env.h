@@ -29,6 +29,24 @@ std::string LoadedPath(void* handle);
 // Adds "driver_path", "driver_version", "variant" and "optimized" to the benchmark context.
 void AddBenchContext(const char* variant, void* handle);
 
+// The drop-in benchmarks (cudart_bench, cublas_bench) compare a call through cudyn's trampolines
+// with the same library function called through a raw dlsym'd pointer, in one process and one run.
+// The library behind the raw pointer: the one `variable` (CUDYN_CUDART_PATH, ...) names,
+// dlopen(RTLD_NOW | RTLD_LOCAL)'ed once and never closed; nullptr when unset or not loadable.
+void* LibraryNamedBy(const char* variable);
+void* ReferenceSymbolIn(void* handle, const char* name);  // dlsym, nullptr for a null handle
+// dlsym on LibraryNamedBy(variable), as a function pointer of type Fn (nullptr when missing).
+template <typename Fn>
+Fn DirectFunction(const char* variable, const char* name) {
+  return reinterpret_cast<Fn>(ReferenceSymbolIn(LibraryNamedBy(variable), name));
+}
+// The main of such a benchmark: without a library named by `variable`, says so (naming
+// `program` and `what`, "a libcudart") and returns 2; else runs `bind_first` (the first call of
+// each measured entry is the loader's, not the hot path: it prints what was bound) and every
+// registered benchmark, and returns 0.
+int RunDropinComparison(int argc, char** argv, const char* program, const char* variable,
+                        const char* what, void (*bind_first)());
+
 }  // namespace cudyn_bench
 
 #endif  // CUDYN_BENCH_BENCH_ENV_H_

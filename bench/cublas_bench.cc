@@ -11,24 +11,18 @@
 #include <library_types.h>
 
 #include <cstdio>
-#include <cstdlib>
 
+#include "bench/bench_env.h"
 #include "benchmark/benchmark.h"
 #include "loader/cublas.h"
 
 namespace {
 
-void* CublasHandle() {
-  static void* handle = [] {
-    const char* path = std::getenv("CUDYN_CUBLAS_PATH");
-    return path != nullptr ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
-  }();
-  return handle;
-}
+constexpr char kLibraryVariable[] = "CUDYN_CUBLAS_PATH";
 
 template <typename Fn>
 Fn Direct(const char* name) {
-  return reinterpret_cast<Fn>(dlsym(CublasHandle(), name));
+  return cudyn_bench::DirectFunction<Fn>(kLibraryVariable, name);
 }
 
 void BM_Direct_cublasGetProperty(benchmark::State& state) {
@@ -56,20 +50,18 @@ BENCHMARK(BM_Cudyn_cublasGetProperty);
 BENCHMARK(BM_Direct_cublasGetStatusString);
 BENCHMARK(BM_Cudyn_cublasGetStatusString);
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (CublasHandle() == nullptr) {
-    std::fprintf(stderr, "cublas_bench: set CUDYN_CUBLAS_PATH to a libcublas (%s)\n", dlerror());
-    return 2;
-  }
-  // Bind before timing: the first call of each entry is the loader's, not the hot path.
+// The first call of each measured entry (the loader binds it), and what was bound.
+void BindFirst() {
   int major = 0;
   const cublasStatus_t rc = cublasGetProperty(MAJOR_VERSION, &major);
   std::printf("cuBLAS %s (version %d); cublasGetProperty -> %d (major %d), %s\n",
               cudyn::DefaultCublas().path().c_str(), cudyn::DefaultCublas().version(),
               static_cast<int>(rc), major, cublasGetStatusString(CUBLAS_STATUS_NOT_SUPPORTED));
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cudyn_bench::RunDropinComparison(argc, argv, "cublas_bench", kLibraryVariable,
+                                          "a libcublas", &BindFirst);
 }

@@ -11,24 +11,18 @@
 #include <dlfcn.h>
 
 #include <cstdio>
-#include <cstdlib>
 
+#include "bench/bench_env.h"
 #include "benchmark/benchmark.h"
 #include "loader/cudart_c.h"
 
 namespace {
 
-void* RuntimeHandle() {
-  static void* handle = [] {
-    const char* path = std::getenv("CUDYN_CUDART_PATH");
-    return path != nullptr ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : nullptr;
-  }();
-  return handle;
-}
+constexpr char kLibraryVariable[] = "CUDYN_CUDART_PATH";
 
 template <typename Fn>
 Fn Direct(const char* name) {
-  return reinterpret_cast<Fn>(dlsym(RuntimeHandle(), name));
+  return cudyn_bench::DirectFunction<Fn>(kLibraryVariable, name);
 }
 
 void BM_Direct_cudaGetDevice(benchmark::State& state) {
@@ -56,19 +50,17 @@ BENCHMARK(BM_Cudyn_cudaGetDevice);
 BENCHMARK(BM_Direct_cudaStreamQuery);
 BENCHMARK(BM_Cudyn_cudaStreamQuery);
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (RuntimeHandle() == nullptr) {
-    std::fprintf(stderr, "cudart_bench: set CUDYN_CUDART_PATH to a libcudart (%s)\n", dlerror());
-    return 2;
-  }
-  // Bind before timing: the first call of each entry is the loader's, not the hot path.
+// The first call of each measured entry (the loader binds it), and what was bound.
+void BindFirst() {
   int device = 0;
   std::printf("runtime %s (CUDA %d); cudaGetDevice -> %d, cudaStreamQuery -> %d\n",
               cudynCudartPath(), cudynCudartVersion(), cudaGetDevice(&device),
               cudaStreamQuery(nullptr));
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cudyn_bench::RunDropinComparison(argc, argv, "cudart_bench", kLibraryVariable,
+                                          "a libcudart", &BindFirst);
 }

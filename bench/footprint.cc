@@ -86,8 +86,9 @@ std::vector<FootprintItem> DispatchFootprint() {
       FromSymbol("g_default_slots", "_ZN5cudyn15g_default_slotsE",
                  "the default driver's bound function per entry (its Resolve cache)"),
       FromSymbol("g_code_answer_cache", "19g_code_answer_cacheE",
-                 "which loaded objects are or carry CUDA runtimes, and their versions (the "
-                 "drop-in's caller check under a clamp, stubs/shim.cc)"),
+                 "which loaded objects are or carry CUDA runtimes, their versions, and whether "
+                 "one is a runtime other than cudyn's (the drop-in's caller checks, "
+                 "stubs/shim.cc)"),
       {"Driver", "", "one Driver object: discovery state, candidates, its table's pointer",
        sizeof(cudyn::Driver), true, true},
       {"Driver entry table", "", "per-entry status/via/log flags (heap, loader/core.h)",

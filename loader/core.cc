@@ -779,6 +779,11 @@ int CudaRuntimeVersionOfCode(const void* address) {
   return CachedPerObject(&kRuntimeVersionQuestion, address, ClassifyRuntimeCode);
 }
 
+int CachedObjectAnswer(const void* question, const void* address, int (*compute)(const void*)) {
+  if (address == nullptr) return 0;
+  return CachedPerObject(question, address, compute);
+}
+
 // --- Logging and environment -------------------------------------------------------------------
 
 spdlog::logger& Log() {

@@ -328,6 +328,11 @@ bool IsLibraryCode(const void* address, const LibraryIdentity& identity);
 // else, cudyn's own objects and the main program (whose own calls cannot be told from its
 // runtime's). Cached per object like IsLibraryCode; never throws.
 int CudaRuntimeVersionOfCode(const void* address);
+// `compute(address)` for the object containing `address`, answered once per object: the same
+// cache as IsLibraryCode and CudaRuntimeVersionOfCode (per question and executable range, lock-free
+// reads), keyed by `question`'s address (a caller's own static). `compute` must not throw; a
+// full cache leaves later answers uncached.
+int CachedObjectAnswer(const void* question, const void* address, int (*compute)(const void*));
 
 // --- Where toolkit libraries are searched -------------------------------------------------------
 // Every library found by SONAME (libcudart, libnvrtc, ...) is searched in the same places; each

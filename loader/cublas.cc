@@ -193,6 +193,16 @@ std::unique_ptr<Cublas> Cublas::Open(const CublasOptions& options) {
 // refused never gets here (the core recorded it unloaded), an explicit one always does.
 bool Cublas::TryCandidate(const std::string& path, CublasSource source) {
   const bool is_explicit = source == CublasSource::kOption || source == CublasSource::kEnvironment;
+  // Its own libcublasLt first, by its path: the cuBLAS's DT_NEEDED then matches it by SONAME
+  // (LD_LIBRARY_PATH, searched before its RUNPATH $ORIGIN, would otherwise give it another's).
+  // Our handle is closed whatever the outcome: an accepted (or refused but loaded) cuBLAS holds
+  // its Lt as a dependency; a file refused and closed takes the Lt with it.
+  struct LtHandle {
+    void* handle;
+    ~LtHandle() {
+      if (handle != nullptr) dlclose(handle);
+    }
+  } lt{OpenCublasLtBeside(path)};
   internal::OpenedLibrary opened = internal::OpenCandidate(path, false, kCublasIdentity);
   if (internal::RecordOpenRefusal(&opened, path, source, CublasRejection::kNotCublas,
                                   "exports no cublasGetProperty: not a cuBLAS library",
@@ -243,7 +253,7 @@ bool Cublas::TryCandidate(const std::string& path, CublasSource source) {
   version_ = version;
   cudart_version_ = cudart;
   rules_version_ = RulesVersionFor(major, minor);
-  NoteCublasLt();
+  NoteCublasLt(lt.handle != nullptr);
   CublasCandidate& c = internal::AddCandidate(
       &candidates_, path_, source, CublasRejection::kNone,
       "accepted: " + what +
@@ -252,14 +262,32 @@ bool Cublas::TryCandidate(const std::string& path, CublasSource source) {
   c.version = version;
   c.cudart_version = cudart;
   c.min_driver = needs;
+  c.cublaslt = cublaslt_;
   return true;
 }
 
-// The real libcublas needs libcublasLt.so.<major> by bare name and finds the one beside it through
-// RUNPATH $ORIGIN (the dynamic linker loaded it with the library, or reused one of that SONAME
-// already loaded): which file the process has is recorded, with a warning when it is not the
-// chosen cuBLAS's neighbour.
-void Cublas::NoteCublasLt() {
+// The libcublasLt.so.<major> beside a cuBLAS file (its SONAME libcublas.so.<major>), dlopen'ed by
+// its path when it is one (its own SONAME says so); null for a bare name of the default search
+// (no directory: the dynamic linker's own search decides), a file of another SONAME, or no Lt
+// beside it.
+void* Cublas::OpenCublasLtBeside(const std::string& path) {
+  static constexpr char kPrefix[] = "libcublas.so.";
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return nullptr;
+  const std::string soname = internal::ReadElfSoname(path);
+  if (soname.rfind(kPrefix, 0) != 0) return nullptr;
+  const std::string lt_name = "libcublasLt.so." + soname.substr(sizeof(kPrefix) - 1);
+  const std::string lt = path.substr(0, slash + 1) + lt_name;
+  if (internal::ReadElfSoname(lt) != lt_name) return nullptr;
+  return dlopen(lt.c_str(), RTLD_LAZY | RTLD_LOCAL);
+}
+
+// The real libcublas needs libcublasLt.so.<major> by bare name: the one beside it when
+// TryCandidate loaded that first (`own_lt`), else whatever the dynamic linker found
+// (LD_LIBRARY_PATH, its RUNPATH $ORIGIN, or one of that SONAME already loaded). Which file the
+// process has is recorded, with a warning when it is not the chosen cuBLAS's neighbour (one of
+// that SONAME was loaded before: the dynamic linker matches the first).
+void Cublas::NoteCublasLt(bool own_lt) {
   const std::string name = "libcublasLt.so." + std::to_string(major());
   void* lt = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
   if (lt == nullptr) {
@@ -279,6 +307,9 @@ void Cublas::NoteCublasLt() {
       internal::RealPath(beside) != internal::RealPath(cublaslt_)) {
     warnings_.push_back("cuBLAS " + path_ + " uses " + cublaslt_ + ", not the " + name +
                         " beside it (one of that name was loaded first)");
+  } else if (own_lt) {
+    internal::LogAt(internal::LogLevel::kDebug, "cuBLAS ", path_, ": its own ", cublaslt_,
+                    " loaded first, by its path");
   }
 }
 

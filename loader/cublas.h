@@ -26,8 +26,12 @@
 //    recorded with why it was taken or refused.
 //  * Version: cublasGetProperty(MAJOR_VERSION/MINOR_VERSION/PATCH_LEVEL) and
 //    cublasGetCudartVersion (both answer without a GPU).
-//  * libcublasLt: every real libcublas needs libcublasLt.so.<major> by bare name and finds it
-//    beside itself through its RUNPATH $ORIGIN; cublaslt() says which one the process has.
+//  * libcublasLt: every real libcublas needs libcublasLt.so.<major> by bare name, and its RUNPATH
+//    $ORIGIN comes after LD_LIBRARY_PATH: the libcublasLt.so.<major> beside a cuBLAS file is
+//    dlopen'ed by its path first, so the cuBLAS binds its own (the dynamic linker matches the
+//    loaded one by SONAME); a bare name of the default search gets the dynamic linker's.
+//    cublaslt() (and the accepted candidate's record) says which one the process has, with a
+//    warning when it is not the one beside the cuBLAS (one of that SONAME was loaded before).
 //  * Binding per entry (generated rules, one per real version; a cuBLAS between two known versions
 //    uses the older one's): its own exported names with the 13.0 prototype, tried in order by
 //    dlsym (the version-named _v2 and the _64 names are entries of their own, bound natively
@@ -98,6 +102,9 @@ struct CublasCandidate {
   // the default search, e.g. "libcublas.so.12") from that SONAME's major.
   int min_driver = 0;
   std::string reason;
+  // The accepted one's libcublasLt: the file the process has for libcublasLt.so.<major> (the one
+  // beside it, loaded first by its path, unless one of that SONAME was loaded before).
+  std::string cublaslt;
 
   bool accepted() const { return rejection == CublasRejection::kNone; }
 };
@@ -175,7 +182,8 @@ class Cublas {
   static std::atomic<void*>* DefaultSlots();
   void Discover(const CublasOptions& options);
   bool TryCandidate(const std::string& path, CublasSource source);
-  void NoteCublasLt();
+  static void* OpenCublasLtBeside(const std::string& path);
+  void NoteCublasLt(bool own_lt);
   void* ResolveSlow(int index);
   std::string MissingText(int index) const;
 

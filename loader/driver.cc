@@ -539,17 +539,6 @@ bool RuntimeSeesRealDriver(const void* address, int effective_version) {
 
 namespace {
 
-// WarnIfOtherCudaRuntime's state: the code ranges of the runtime cudyn chose, recorded at its first
-// call (its later calls cost a few loads), and whether the warning was given.
-struct OtherRuntimeWatch {
-  static constexpr int kRanges = 8;
-  std::atomic<int> used{0};
-  std::pair<uintptr_t, uintptr_t> chosen_code[kRanges];
-  std::mutex insert;
-  std::atomic<bool> warned{false};
-};
-OtherRuntimeWatch g_other_runtime_watch;
-
 // The runtime `cudyn run` chose (CUDYN_CUDART_PATH, resolved); empty when unset, not absolute,
 // unresolvable or ignored under AT_SECURE. Leaked: the drop-in may be called during static
 // destruction.
@@ -569,39 +558,43 @@ const std::string& ChosenRuntimeRealPath() {
   return *chosen;
 }
 
+// The real path of the object containing `address` ("" when unknown).
+std::string ObjectRealPath(const void* address) {
+  Dl_info info;
+  if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) return std::string();
+  char* real = realpath(info.dli_fname, nullptr);
+  const std::string file = real != nullptr ? std::string(real) : std::string(info.dli_fname);
+  free(real);
+  return file;
+}
+
+// WarnIfOtherCudaRuntime's question to the core's per-object cache (internal::CachedObjectAnswer,
+// keyed by this object's address): is the caller's object a CUDA runtime other than the one
+// `cudyn run` chose?
+const char kOtherRuntimeQuestion = 0;
+int IsOtherCudaRuntime(const void* caller) {
+  if (!IsCudaRuntimeCode(caller)) return 0;  // cached per object too
+  try {
+    const std::string& chosen = ChosenRuntimeRealPath();
+    return !chosen.empty() && ObjectRealPath(caller) != chosen ? 1 : 0;
+  } catch (...) {  // no memory: this object stays unreported
+    return 0;
+  }
+}
+std::atomic<bool> g_other_runtime_warned{false};
+
 }  // namespace
 
 void WarnIfOtherCudaRuntime(const void* caller) noexcept {
-  OtherRuntimeWatch& watch = g_other_runtime_watch;
-  if (caller == nullptr || watch.warned.load(std::memory_order_relaxed)) return;
-  const uintptr_t p = reinterpret_cast<uintptr_t>(caller);
-  const int used = watch.used.load(std::memory_order_acquire);
-  for (int i = 0; i < used; ++i) {
-    if (p >= watch.chosen_code[i].first && p < watch.chosen_code[i].second) return;
+  if (caller == nullptr || g_other_runtime_warned.load(std::memory_order_relaxed)) return;
+  if (internal::CachedObjectAnswer(&kOtherRuntimeQuestion, caller, &IsOtherCudaRuntime) == 0) {
+    return;
   }
-  if (!IsCudaRuntimeCode(caller)) return;  // cached per object
+  if (g_other_runtime_warned.exchange(true)) return;
   try {
-    const std::string& chosen = ChosenRuntimeRealPath();
-    if (chosen.empty()) return;
-    Dl_info info;
-    if (dladdr(caller, &info) == 0 || info.dli_fname == nullptr) return;
-    char* real = realpath(info.dli_fname, nullptr);
-    const std::string file = real != nullptr ? std::string(real) : std::string(info.dli_fname);
-    free(real);
-    if (file == chosen) {
-      std::vector<std::pair<uintptr_t, uintptr_t>> ranges = internal::ModuleCodeRanges(caller);
-      std::lock_guard<std::mutex> guard(watch.insert);
-      for (const auto& range : ranges) {
-        const int n = watch.used.load(std::memory_order_relaxed);
-        if (n >= OtherRuntimeWatch::kRanges) break;
-        watch.chosen_code[n] = range;
-        watch.used.store(n + 1, std::memory_order_release);
-      }
-      return;
-    }
-    if (watch.warned.exchange(true)) return;
-    internal::Warn("another CUDA runtime is loaded and calls the driver: " + file +
-                   " (not cudyn's runtime " + chosen + "); its calls bypass cudyn");
+    internal::Warn("another CUDA runtime is loaded and calls the driver: " +
+                   ObjectRealPath(caller) + " (not cudyn's runtime " + ChosenRuntimeRealPath() +
+                   "); its calls bypass cudyn");
   } catch (...) {  // no memory: stay silent
   }
 }

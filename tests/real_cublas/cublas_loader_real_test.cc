@@ -6,9 +6,12 @@
 // (cublasGetVersion_v2 with a null handle, cublasGetProperty, cublasGetCudartVersion,
 // cublasGetStatusString; nothing here calls cublasCreate: there is no GPU). Each case runs in its
 // own process (this binary re-executed with --choose), the driver named by CUDYN_DRIVER_PATH.
+#include <dlfcn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -22,9 +25,8 @@
 
 #include "gtest/gtest.h"
 #include "loader/cublas.h"
+#include "tests/util/choose_child.h"
 #include "tests/util/runfiles.h"
-
-extern char** environ;
 
 namespace {
 
@@ -75,24 +77,11 @@ using GetVersionFn = int (*)(void*, int*);
 using GetPropertyFn = int (*)(int, int*);
 using GetCudartVersionFn = size_t (*)();
 using StatusStringFn = const char* (*)(int);
+using LtGetVersionFn = size_t (*)();
 
-// The real files containing `marker` ("/libcublas.so.") this process has mapped.
-std::set<std::string> Mapped(const char* marker) {
-  std::ifstream maps("/proc/self/maps");
-  std::set<std::string> mapped;
-  for (std::string line; std::getline(maps, line);) {
-    const size_t at = line.find('/');
-    if (at != std::string::npos && line.find(marker) != std::string::npos) {
-      mapped.insert(line.substr(at));
-    }
-  }
-  return mapped;
-}
-
-std::string Joined(const std::set<std::string>& items) {
-  std::string out;
-  for (const std::string& i : items) out += (out.empty() ? "" : ",") + i;
-  return out;
+std::string RealPathOf(const std::string& path) {
+  char real[PATH_MAX];
+  return realpath(path.c_str(), real) != nullptr ? real : "";
 }
 
 // --choose [--plan] [--path P] [DIR...]: opens a Cublas for the environment's driver and prints
@@ -120,9 +109,11 @@ int Choose(int argc, char** argv) {
   std::printf("cublaslt=%s\nwarnings=%zu\n", b->cublaslt().c_str(), b->warnings().size());
   // Every libcublas.so.* / libcublasLt.so.* this process has mapped (a refused candidate must not
   // be loaded).
-  const std::set<std::string> mapped = Mapped("/libcublas.so.");
-  std::printf("mapped_cublas=%zu\nmapped_cublas_files=%s\n", mapped.size(), Joined(mapped).c_str());
-  std::printf("mapped_cublaslt_files=%s\n", Joined(Mapped("/libcublasLt.so.")).c_str());
+  const std::string mapped = cudyn::testing::MappedFiles("/libcublas.so.");
+  const size_t count = mapped.empty() ? 0 : std::count(mapped.begin(), mapped.end(), ',') + 1;
+  std::printf("mapped_cublas=%zu\nmapped_cublas_files=%s\n", count, mapped.c_str());
+  std::printf("mapped_cublaslt_files=%s\n",
+              cudyn::testing::MappedFiles("/libcublasLt.so.").c_str());
   std::printf("candidates=%zu\n", b->candidates().size());
   for (size_t k = 0; k < b->candidates().size(); ++k) {
     const cudyn::CublasCandidate& c = b->candidates()[k];
@@ -130,6 +121,15 @@ int Choose(int argc, char** argv) {
                 cudyn::CublasRejectionName(c.rejection), c.version, k, c.reason.c_str());
     std::printf("source.%zu=%s\nmin_driver.%zu=%d\n", k, cudyn::CublasSourceName(c.source), k,
                 c.min_driver);
+    std::printf("cublaslt.%zu=%s\n", k, c.cublaslt.c_str());
+  }
+  // cublasLtGetVersion as the cuBLAS taken sees it: looked up in its own dependency scope, it is
+  // the libcublasLt that cuBLAS was bound to.
+  if (void* h = b->ok() ? dlopen(b->path().c_str(), RTLD_LAZY | RTLD_NOLOAD) : nullptr) {
+    if (auto lt_version = reinterpret_cast<LtGetVersionFn>(dlsym(h, "cublasLtGetVersion"))) {
+      std::printf("lt_version=%zu\n", lt_version());
+    }
+    dlclose(h);
   }
   int native = 0;
   for (int e = 0; e < cudyn::kCublasEntryCount; ++e) {
@@ -181,62 +181,14 @@ struct Case {
 };
 
 std::map<std::string, std::string> RunChoose(const Case& c) {
-  int fds[2];
-  std::map<std::string, std::string> out;
-  if (pipe(fds) != 0) return out;
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "LD_LIBRARY_PATH=", 16) != 0 && std::strncmp(*e, "CUDYN_", 6) != 0) {
-      env.push_back(*e);
-      if (c.foreign_leak && std::strncmp(*e, "ASAN_OPTIONS=", 13) == 0) {
-        env.back() += ":detect_leaks=0";
-      }
-    }
-  }
-  std::string library_path;
-  for (const std::string& d : c.ld_library_path) library_path += d + ":";
-  env.push_back("LD_LIBRARY_PATH=" + library_path +
-                (c.driver.empty() ? std::string("/nonexistent") : Dir(c.driver)));
-  env.push_back("CUDYN_DRIVER_PATH=" + (c.driver.empty() ? std::string("/nonexistent/libcuda.so.1")
-                                                         : c.driver));
-  env.push_back("CUDYN_LOG=off");
-  if (!c.clamp.empty()) env.push_back("CUDYN_MAX_CUDA_VERSION=" + c.clamp);
-  std::vector<char*> envp;
-  for (std::string& s : env) envp.push_back(&s[0]);
-  envp.push_back(nullptr);
-  std::vector<std::string> args = {"/proc/self/exe", "--choose"};
+  std::vector<std::string> args = {"--choose"};
   if (c.plan) args.push_back("--plan");
   if (!c.path.empty()) {
     args.push_back("--path");
     args.push_back(c.path);
   }
-  for (const std::string& d : c.dirs) args.push_back(d);
-  std::vector<char*> argv;
-  for (std::string& s : args) argv.push_back(&s[0]);
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    execve("/proc/self/exe", argv.data(), envp.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    size_t eq = line.find('=');
-    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return out;
+  args.insert(args.end(), c.dirs.begin(), c.dirs.end());
+  return cudyn::testing::RunChild(args, {c.driver, c.clamp, c.ld_library_path, c.foreign_leak});
 }
 
 // The facts of the cuBLAS issue, written out: each real cuBLAS's own version (cublasGetProperty).
@@ -363,22 +315,64 @@ TEST(CublasOnRealDrivers, TheDefaultSearchsNamesAreRefusedBeforeDlopen) {
   EXPECT_EQ(r["mapped_cublaslt_files"].find(','), std::string::npos) << r["mapped_cublaslt_files"];
   EXPECT_NE(r["mapped_cublaslt_files"].find("/libcublasLt.so.11"), std::string::npos)
       << r["mapped_cublaslt_files"];
-  const std::map<std::string, int> refused = {{"libcublas.so.13", 13000},
-                                              {"libcublas.so.12", 12000}};
-  for (const auto& [name, min_driver] : refused) {
-    SCOPED_TRACE(name);
-    int found = -1;
-    for (int k = 0; k < std::atoi(r["candidates"].c_str()); ++k) {
-      if (r["cand." + std::to_string(k)] == name + "|driver_too_old|0") found = k;
-    }
-    ASSERT_GE(found, 0) << "not refused by its name";
-    const std::string k = std::to_string(found);
-    EXPECT_EQ(r["source." + k], "default search");
-    EXPECT_EQ(r["min_driver." + k], std::to_string(min_driver));
-    EXPECT_NE(r["reason." + k].find("(SONAME " + name + ": the CUDA"), std::string::npos)
-        << r["reason." + k];
-    EXPECT_NE(r["reason." + k].find("is too old for it (not loaded)"), std::string::npos)
-        << r["reason." + k];
+  cudyn::testing::ExpectRefusedUnloadedByName(r, "libcublas.so.13", "driver_too_old", 13000,
+                                              ": the CUDA 13 runtime inside");
+  cudyn::testing::ExpectRefusedUnloadedByName(r, "libcublas.so.12", "driver_too_old", 12000,
+                                              ": the CUDA 12 runtime inside");
+}
+
+// The measurement left open by issue 20 (tests/gpu/RESULTS.md): the real 12.4 chosen by path with
+// the real 12.5's directory on LD_LIBRARY_PATH. libcublas.so.12 needs libcublasLt.so.12 by bare
+// name and LD_LIBRARY_PATH is searched before its RUNPATH $ORIGIN, so the dynamic linker alone
+// gives it 12.5's. The loader opens the one beside it first, by its path: the process maps 12.4's
+// libcublasLt and not 12.5's, and cublasLtGetVersion through the cuBLAS answers 12.4's version.
+TEST(CublasLt, AChosenCublasGetsTheLibcublasLtBesideItBeforeLdLibraryPath) {
+  const std::string own = RealPathOf(Dir(CublasFile("12.4")) + "/libcublasLt.so.12");
+  const std::string other = RealPathOf(Dir(CublasFile("12.5")) + "/libcublasLt.so.12");
+  ASSERT_FALSE(own.empty());
+  ASSERT_FALSE(other.empty());
+  ASSERT_NE(own, other);
+  Case c{DriverPath("535"), "", CublasFile("12.4"), {}};
+  c.ld_library_path = {Dir(CublasFile("12.5"))};
+  auto r = RunChoose(c);
+  ASSERT_EQ(r["ok"], "1") << r["last_error"];
+  EXPECT_EQ(r["version"], kVersionOf.at("12.4"));
+  EXPECT_EQ(r["mapped_cublaslt_files"], own);
+  EXPECT_EQ(r["lt_version"], kVersionOf.at("12.4"));
+  EXPECT_EQ(RealPathOf(r["cublaslt"]), own) << r["cublaslt"];
+  EXPECT_EQ(RealPathOf(r["cublaslt.0"]), own) << r["cublaslt.0"];  // the candidate's record
+  EXPECT_EQ(r["warnings"], "0");
+  // The same with 12.5 chosen and 12.4's directory first: each gets its own.
+  Case d{DriverPath("535"), "", CublasFile("12.5"), {}};
+  d.ld_library_path = {Dir(CublasFile("12.4"))};
+  auto q = RunChoose(d);
+  ASSERT_EQ(q["ok"], "1") << q["last_error"];
+  EXPECT_EQ(q["mapped_cublaslt_files"], other);
+  EXPECT_EQ(q["lt_version"], kVersionOf.at("12.5"));
+}
+
+// A file that carries cuBLAS's SONAME (libcublas.so.12) but is no cuBLAS, with a real
+// libcublasLt.so.12 beside it: the Lt loaded before it is closed with it (nothing left mapped).
+TEST(CublasLt, ARefusedCandidateClosesItsLibcublasLt) {
+  const std::string dir = cudyn::testing::MakeTempDir("soname_only");
+  const std::string fake = dir + "/libcublas.so.12";
+  ASSERT_EQ(symlink(cudyn::testing::Runfile(
+                        "cudyn/tests/real_cublas/libcublas_soname_not_cublas.so").c_str(),
+                    fake.c_str()),
+            0);
+  ASSERT_EQ(symlink((Dir(CublasFile("12.5")) + "/libcublasLt.so.12").c_str(),
+                    (dir + "/libcublasLt.so.12").c_str()),
+            0);
+  for (bool explicit_path : {true, false}) {
+    SCOPED_TRACE(explicit_path ? "explicit" : "searched");
+    Case c{DriverPath("535"), "", explicit_path ? fake : "", {dir}};
+    c.foreign_leak = true;  // a real libcublasLt unloaded with its libstdc++ pool
+    auto r = RunChoose(c);
+    EXPECT_EQ(r["ok"], "0");
+    EXPECT_EQ(r["candidates"], "1");
+    EXPECT_EQ(r["cand.0"], fake + "|not_cublas|0");
+    EXPECT_EQ(r["mapped_cublas"], "0");
+    EXPECT_EQ(r["mapped_cublaslt_files"], "");
   }
 }
 

@@ -23,9 +23,8 @@
 #include "loader/nvrtc.h"
 #include "loader/nvrtc_rule.h"
 #include "nlohmann/json.hpp"
+#include "tests/util/choose_child.h"
 #include "tests/util/runfiles.h"
-
-extern char** environ;
 
 namespace {
 
@@ -107,22 +106,6 @@ std::string CompilePtxVersion(cudyn::Nvrtc& n, int* rc) {
   return ptx.substr(at + 10, ptx.find('\n', at + 1) - at - 10);
 }
 
-// The real files of every libnvrtc.so.* (not its builtins) this process has mapped, sorted,
-// joined by ','.
-std::string MappedNvrtcs() {
-  std::ifstream maps("/proc/self/maps");
-  std::set<std::string> mapped;
-  for (std::string line; std::getline(maps, line);) {
-    const size_t at = line.find('/');
-    if (at != std::string::npos && line.find("/libnvrtc.so.") != std::string::npos) {
-      mapped.insert(line.substr(at));
-    }
-  }
-  std::string out;
-  for (const std::string& m : mapped) out += (out.empty() ? "" : ",") + m;
-  return out;
-}
-
 // --choose [--plan] [--path P] [DIR...]: opens an Nvrtc for the environment's driver and prints
 // key=value. --plan: the loader's own search (default search first) instead of the DIRs.
 int Choose(int argc, char** argv) {
@@ -168,7 +151,7 @@ int Choose(int argc, char** argv) {
   std::printf("compile_rc=%d\nptx_version=%s\nlast_error=%s\n", rc, ptx.c_str(),
               last_error.c_str());
   // After everything (open, binding, a compile): what the process ends with.
-  std::printf("mapped_nvrtc=%s\n", MappedNvrtcs().c_str());
+  std::printf("mapped_nvrtc=%s\n", cudyn::testing::MappedFiles("/libnvrtc.so.").c_str());
   return 0;
 }
 
@@ -184,59 +167,14 @@ struct Case {
 };
 
 std::map<std::string, std::string> RunChoose(const Case& c) {
-  int fds[2];
-  std::map<std::string, std::string> out;
-  if (pipe(fds) != 0) return out;
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "LD_LIBRARY_PATH=", 16) != 0 && std::strncmp(*e, "CUDYN_", 6) != 0) {
-      env.push_back(*e);
-    }
-  }
-  std::string library_path;
-  for (const std::string& d : c.ld_library_path) library_path += d + ":";
-  env.push_back("LD_LIBRARY_PATH=" + library_path +
-                (c.driver.empty() ? std::string("/nonexistent") : Dir(c.driver)));
-  env.push_back("CUDYN_DRIVER_PATH=" + (c.driver.empty() ? std::string("/nonexistent/libcuda.so.1")
-                                                         : c.driver));
-  env.push_back("CUDYN_LOG=off");
-  if (!c.clamp.empty()) env.push_back("CUDYN_MAX_CUDA_VERSION=" + c.clamp);
-  std::vector<char*> envp;
-  for (std::string& s : env) envp.push_back(&s[0]);
-  envp.push_back(nullptr);
-  std::vector<std::string> args = {"/proc/self/exe", "--choose"};
+  std::vector<std::string> args = {"--choose"};
   if (c.plan) args.push_back("--plan");
   if (!c.path.empty()) {
     args.push_back("--path");
     args.push_back(c.path);
   }
-  for (const std::string& d : c.dirs) args.push_back(d);
-  std::vector<char*> argv;
-  for (std::string& s : args) argv.push_back(&s[0]);
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    execve("/proc/self/exe", argv.data(), envp.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    size_t eq = line.find('=');
-    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return out;
+  args.insert(args.end(), c.dirs.begin(), c.dirs.end());
+  return cudyn::testing::RunChild(args, {c.driver, c.clamp, c.ld_library_path, false});
 }
 
 // "8.2" -> 82.
@@ -356,21 +294,10 @@ TEST(NvrtcOnRealDrivers, TheDefaultSearchsNamesAreRefusedBeforeDlopen) {
   // /proc/self/maps: the NVRTC taken is the only libnvrtc.so.* the process ever mapped.
   ASSERT_FALSE(r["real_path"].empty());
   EXPECT_EQ(r["mapped_nvrtc"], r["real_path"]);
-  const std::map<std::string, int> refused = {{"libnvrtc.so.13", 13000}, {"libnvrtc.so.12", 12000}};
-  for (const auto& [name, min_driver] : refused) {
-    SCOPED_TRACE(name);
-    int found = -1;
-    for (int k = 0; k < std::atoi(r["candidates"].c_str()); ++k) {
-      if (r["cand." + std::to_string(k)] == name + "|ptx_too_new|0") found = k;
-    }
-    ASSERT_GE(found, 0) << "not refused by its name";
-    const std::string k = std::to_string(found);
-    EXPECT_EQ(r["source." + k], "default search");
-    EXPECT_EQ(r["min_driver." + k], std::to_string(min_driver));
-    EXPECT_NE(r["reason." + k].find("(SONAME " + name + ") emits PTX ISA"), std::string::npos)
-        << r["reason." + k];
-    EXPECT_NE(r["reason." + k].find("not loaded"), std::string::npos) << r["reason." + k];
-  }
+  cudyn::testing::ExpectRefusedUnloadedByName(r, "libnvrtc.so.13", "ptx_too_new", 13000,
+                                              ") emits PTX ISA");
+  cudyn::testing::ExpectRefusedUnloadedByName(r, "libnvrtc.so.12", "ptx_too_new", 12000,
+                                              ") emits PTX ISA");
   // Unclamped (535: CUDA 12.2) libnvrtc.so.13 is still refused by its name, but libnvrtc.so.12 is
   // not (12.0-12.2 would do): the 12.5 the default search finds is loaded, refused by its version
   // (PTX 8.5 > 8.2) and stays mapped beside the 11.8 taken; 13.0 is never mapped.
@@ -462,53 +389,14 @@ std::map<std::string, std::string> RunProgram(const std::string& program,
                                               const std::vector<std::string>& extra,
                                               std::vector<std::string> args = {},
                                               std::string* raw = nullptr, int* exit_code = nullptr) {
-  int fds[2];
-  std::map<std::string, std::string> out;
-  if (pipe(fds) != 0) return out;
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "LD_LIBRARY_PATH=", 16) != 0 && std::strncmp(*e, "CUDYN_", 6) != 0 &&
-        std::strncmp(*e, "CUDA_HOME=", 10) != 0 && std::strncmp(*e, "CUDA_PATH=", 10) != 0) {
-      env.push_back(*e);
-    }
-  }
-  env.push_back("CUDYN_LOG=off");
-  for (const std::string& e : extra) env.push_back(e);
-  std::vector<char*> envp;
-  for (std::string& s : env) envp.push_back(&s[0]);
-  envp.push_back(nullptr);
-  args.insert(args.begin(), program);
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(&a[0]);
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    execve(program.c_str(), argv.data(), envp.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  cudyn::testing::ProgramRun run = cudyn::testing::RunProgram(program, args, extra);
   if (exit_code != nullptr) {
-    *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    *exit_code = run.exit_code;
   } else {
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << program << " status " << status;
+    EXPECT_EQ(run.exit_code, 0) << program << " output:\n" << run.raw;
   }
-  if (raw != nullptr) *raw = text;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    size_t eq = line.find('=');
-    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return out;
+  if (raw != nullptr) *raw = run.raw;
+  return run.answer;
 }
 
 // The environment under which the drop-in's own search (no test hooks) sees every real NVRTC:
