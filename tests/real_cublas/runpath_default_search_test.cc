@@ -85,11 +85,6 @@ const std::string kDriver535 = "nvidia_drivers/535/libcuda.so.1";
 // libcublas.so.12 / libnvrtc.so.12 is the RUNPATH's 12.5 (cuBLAS: taken; NVRTC: its PTX 8.5 is
 // too new for 8.2, so it is loaded and refused by its version, and stays mapped).
 TEST(RunpathDefaultSearch, TheProgramsRunpathAnswersTheBareNames) {
-#if defined(__SANITIZE_ADDRESS__)
-  // AddressSanitizer intercepts dlopen: the dynamic linker then sees libasan as the caller and
-  // searches its RUNPATH, not this program's (measured: the 12.5 is not found under asan_ubsan).
-  GTEST_SKIP() << "dlopen's caller is libasan's interceptor under AddressSanitizer";
-#endif
   for (const Library& lib : kLibraries) {
     SCOPED_TRACE(lib.name);
     const std::string want = RealPathOf(Runfile(lib.runpath));
@@ -102,6 +97,14 @@ TEST(RunpathDefaultSearch, TheProgramsRunpathAnswersTheBareNames) {
         found = k;
       }
     }
+#if defined(__SANITIZE_ADDRESS__)
+    // AddressSanitizer intercepts dlopen: the dynamic linker then sees libasan as the caller and
+    // searches its RUNPATH, not this program's. Asserted, not skipped: if a toolchain stops doing
+    // that, this build answers like the plain one and the assertion says so.
+    EXPECT_LT(found, 0) << "under AddressSanitizer the RUNPATH's " << lib.soname12
+                        << " was considered: drop this branch";
+    continue;
+#endif
     ASSERT_GE(found, 0) << "the RUNPATH's " << lib.soname12 << " was not considered";
     EXPECT_EQ(r["source." + std::to_string(found)], "default search");
     EXPECT_NE(r["mapped"].find(want), std::string::npos) << r["mapped"];
