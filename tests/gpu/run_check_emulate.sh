@@ -18,8 +18,9 @@ mkdir -p "${3:?output folder}" && out=$(cd "$3" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudyn-check-emulate.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-CUDA_PATH=$(dirname "$(dirname "$nvcc")") tests/emulate/nvcc_images.sh \
-  tools/fatbin/testdata/kernel.cu "$work/img130" || exit 2
+# The images //tests/emulate builds with nvcc 13.0 (its BUILD's IMAGES).
+tests/emulate/nvcc_images.sh "$nvcc" tools/fatbin/testdata/kernel.cu "$work/img130" 90 \
+  $(sed -n '/^IMAGES = \[/,/^]/p' tests/emulate/BUILD | grep -o '"[^"]*"' | tr -d '"') || exit 2
 "$nvcc" -std=c++17 -o "$work/probe" tests/gpu/emulate_probe.cc -lcuda || exit 2
 gpu=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | tee "$out/gpu.log"
