@@ -252,6 +252,13 @@ void ForgetCudartModule(void** module) noexcept;
 // The device name registered for `host_function`, or nullptr.
 const char* RegisteredCudartFunctionName(const void* host_function) noexcept;
 
+// Driver emulation (CUDYN_CLAMP_MODE=emulate under a clamp) of a fatbin the program registers with
+// the runtime (the drop-in's __cudaRegisterFatBinary): the wrapper to hand the runtime instead of
+// `fat_cubin`, pointing to the fatbin kernel_rule::RegistrationFatbin makes, so that the real
+// driver answers the runtime's later loads as the emulated one would; `fat_cubin` itself when
+// emulation is off or nothing changes. Never fails.
+void* EmulateRegisteredFatbin(void* fat_cubin) noexcept;
+
 // The drop-in answered `result` (35 or 801) for an entry no path serves on this thread: recorded
 // in the default runtime's last-error overlay, as every failing path cudyn serves itself records
 // its error (driver-served and composed entries, an adapter's refusal), so cudaGetLastError /

@@ -162,34 +162,13 @@ void LogOutcome(int id, const char* what, const char* entry, const kr::GpuArch& 
   }
 }
 
-// Judges a fatbin container at `data` (`avail` readable bytes, or SIZE_MAX when unknown).
+// Judges a fatbin container at `data` (`avail` readable bytes, or UINT64_MAX when unknown).
 Judged JudgeFatbin(int id, const uint8_t* data, uint64_t avail, const kr::GpuArch& gpu,
                    const char* entry) {
   Judged j;
-  uint64_t header = 0, payload = 0;
-  if (!kr::DecodeFatbinHeader(data, avail, &header, &payload)) return j;
-  if (header > avail || payload > avail - header) return j;
-  const uint8_t* const end = data + header + payload;
-  std::vector<kr::Image> images;
-  std::vector<std::pair<const uint8_t*, uint64_t>> spans;
-  for (const uint8_t* e = data + header; e < end;) {
-    kr::FatbinEntryHeader h;
-    if (!kr::DecodeFatbinEntryHeader(e, static_cast<uint64_t>(end - e), &h)) return Judged{};
-    if (h.kind == 1 || h.kind == 2) {
-      kr::Image img;
-      img.ptx = h.kind == 1;
-      img.arch = kr::ArchFromNumber(h.arch, h.variant);
-      if (img.ptx) {
-        img.isa_major = h.version_major;
-        img.isa_minor = h.version_minor;
-      }
-      images.push_back(img);
-      spans.emplace_back(e, h.header_size + h.payload_size);
-    }
-    e += h.header_size + h.payload_size;
-  }
-  if (images.empty()) return j;
-  const kr::Choice c = kr::ChooseImage(images.data(), images.size(), Effective(id), gpu);
+  kr::JudgedFatbin f;
+  if (!kr::JudgeFatbin(data, avail, Effective(id), gpu, &f)) return j;
+  const kr::Choice& c = f.choice;
   if (c.error != 0) {
     j.error = c.error;
     LogOutcome(id, c.error == kr::kUnsupportedPtxVersion ? "only PTX too new for it fits"
@@ -197,15 +176,10 @@ Judged JudgeFatbin(int id, const uint8_t* data, uint64_t avail, const kr::GpuArc
                entry, gpu, j);
     return j;
   }
-  // A container with only the chosen entry: header (payload size rewritten) + that entry.
-  const auto& span = spans[c.index];
   j.replaced = true;
-  j.replacement.assign(reinterpret_cast<const char*>(data), header);
-  j.replacement.append(reinterpret_cast<const char*>(span.first), span.second);
-  const uint64_t new_payload = span.second;
-  std::memcpy(&j.replacement[8], &new_payload, sizeof new_payload);
-  LogOutcome(id, images[c.index].ptx ? "hands the driver the chosen PTX"
-                                     : "hands the driver the chosen SASS",
+  j.replacement = kr::FatbinWithOnlyEntry(data, f, c.index);
+  LogOutcome(id, f.images[c.index].ptx ? "hands the driver the chosen PTX"
+                                       : "hands the driver the chosen SASS",
              entry, gpu, j);
   return j;
 }

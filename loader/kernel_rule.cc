@@ -206,6 +206,92 @@ bool DecodeFatbinHeader(const uint8_t* data, uint64_t avail, uint64_t* header_si
   return true;
 }
 
+bool JudgeFatbin(const uint8_t* data, uint64_t avail, int cuda_version, const GpuArch& gpu,
+                 JudgedFatbin* out) {
+  uint64_t header = 0, payload = 0;
+  if (!DecodeFatbinHeader(data, avail, &header, &payload)) return false;
+  if (header > avail || payload > avail - header) return false;
+  JudgedFatbin j;
+  j.header_size = header;
+  for (uint64_t at = header; at < header + payload;) {
+    FatbinEntryHeader h;
+    if (!DecodeFatbinEntryHeader(data + at, header + payload - at, &h)) return false;
+    if (h.kind == 1 || h.kind == 2) {
+      Image img;
+      img.ptx = h.kind == 1;
+      img.arch = ArchFromNumber(h.arch, h.variant);
+      if (img.ptx) {
+        img.isa_major = h.version_major;
+        img.isa_minor = h.version_minor;
+      }
+      j.images.push_back(img);
+      j.offsets.push_back(at);
+      j.sizes.push_back(h.header_size + h.payload_size);
+    }
+    at += h.header_size + h.payload_size;
+  }
+  if (j.images.empty()) return false;
+  j.choice = ChooseImage(j.images.data(), j.images.size(), cuda_version, gpu);
+  *out = std::move(j);
+  return true;
+}
+
+std::string FatbinWithOnlyEntry(const uint8_t* data, const JudgedFatbin& judged, int index) {
+  std::string s(reinterpret_cast<const char*>(data), judged.header_size);
+  s.append(reinterpret_cast<const char*>(data + judged.offsets[index]), judged.sizes[index]);
+  const uint64_t payload = judged.sizes[index];
+  std::memcpy(&s[8], &payload, sizeof payload);
+  return s;
+}
+
+namespace {
+template <class T>
+void Put(std::string* s, size_t at, T v) {
+  std::memcpy(&(*s)[at], &v, sizeof v);
+}
+}  // namespace
+
+Registration RegistrationFatbin(const uint8_t* data, uint64_t avail, int emulated_version,
+                                int real_version, const GpuArch& gpu, std::string* out) {
+  JudgedFatbin emulated;
+  if (!JudgeFatbin(data, avail, emulated_version, gpu, &emulated)) return Registration::kKeep;
+  const Choice real = ChooseImage(emulated.images.data(), emulated.images.size(), real_version, gpu);
+  const Choice& c = emulated.choice;
+  if (c.error == kNoBinaryForGpu) return Registration::kKeep;
+  if (c.error == 0) {
+    if (real.error == 0 && real.index == c.index) return Registration::kKeep;
+    *out = FatbinWithOnlyEntry(data, emulated, c.index);
+    return Registration::kOnlyChosen;
+  }
+  // 222: one PTX entry, uncompressed, declaring an ISA no driver of the table JITs. Its entry
+  // header is the too-new entry's, with the payload, sizes, ISA and compression rewritten.
+  int major = 0, minor = 0;
+  for (const auto& r : kPtxIsa) major = r.major > major ? r.major : major;
+  ++major;
+  const std::string text = ".version " + std::to_string(major) + "." + std::to_string(minor) +
+                           "\n.target " + GpuArch{gpu.major, gpu.minor, '\0'}.Name() +
+                           "\n.address_size 64\n";
+  std::string ptx = text;
+  ptx.resize((text.size() + 1 + 7) / 8 * 8, '\0');  // NUL-terminated, 8-byte padded
+  const uint64_t at = emulated.offsets[c.too_new];
+  FatbinEntryHeader h;
+  DecodeFatbinEntryHeader(data + at, emulated.sizes[c.too_new], &h);
+  std::string entry(reinterpret_cast<const char*>(data + at), h.header_size);
+  Put<uint64_t>(&entry, 8, ptx.size());
+  Put<uint32_t>(&entry, 0x10, 0);
+  Put<uint16_t>(&entry, 0x18, static_cast<uint16_t>(minor));
+  Put<uint16_t>(&entry, 0x1a, static_cast<uint16_t>(major));
+  Put<uint32_t>(&entry, 0x1c, static_cast<uint32_t>(gpu.number()));
+  Put<uint64_t>(&entry, 0x28, h.flags & ~(kFatbinFlagLz4 | kFatbinFlagZstd | kFatbinFlagArchSpecific |
+                                          kFatbinFlagFamily));
+  Put<uint64_t>(&entry, 0x38, 0);
+  out->assign(reinterpret_cast<const char*>(data), emulated.header_size);
+  *out += entry;
+  *out += ptx;
+  Put<uint64_t>(out, 8, entry.size() + ptx.size());
+  return Registration::kTooNewPtx;
+}
+
 bool ParsePtxVersion(const char* text, size_t size, int* major, int* minor) noexcept {
   if (text == nullptr) return false;
   for (long at = FindDirective(text, size, ".version", 0); at >= 0;

@@ -16,14 +16,17 @@
 // DriverKnowsGpu: a real driver that does not know the GPU never offers it.
 //
 // Also the small parsing both sides need for an image in memory: fatbin entry headers, a PTX
-// text's `.version`, a cubin's arch. Pure functions: no I/O, never throw, never read outside
-// the bounds they are given.
+// text's `.version`, a cubin's arch. Pure functions: no I/O, never read outside the bounds they
+// are given, never throw — except those that build a fatbin or judge one whole (JudgeFatbin,
+// FatbinWithOnlyEntry, RegistrationFatbin), which allocate: std::bad_alloc is their callers' to
+// catch.
 #ifndef CUDYN_LOADER_KERNEL_RULE_H_
 #define CUDYN_LOADER_KERNEL_RULE_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace cudyn {
 namespace kernel_rule {
@@ -117,6 +120,36 @@ bool DecodeFatbinEntryHeader(const uint8_t* h, uint64_t avail, FatbinEntryHeader
 // The fatbin container header at `data` (`avail` readable bytes): its header and payload sizes.
 bool DecodeFatbinHeader(const uint8_t* data, uint64_t avail, uint64_t* header_size,
                         uint64_t* payload_size) noexcept;
+
+// A fatbin container judged for a driver of `cuda_version` on `gpu`: its PTX / SASS entries in
+// order (images[i] spans entries[i] bytes from offsets[i] of the container) and the choice.
+struct JudgedFatbin {
+  uint64_t header_size = 0;
+  std::vector<Image> images;
+  std::vector<uint64_t> offsets;
+  std::vector<uint64_t> sizes;
+  Choice choice;
+};
+// False when `data` (`avail` readable bytes, or UINT64_MAX) is no well-formed fatbin container
+// or holds no PTX / SASS entry.
+bool JudgeFatbin(const uint8_t* data, uint64_t avail, int cuda_version, const GpuArch& gpu,
+                 JudgedFatbin* out);
+// The container holding only entry `index` of `judged`: its header (payload size rewritten) and
+// that entry, still compressed if it was.
+std::string FatbinWithOnlyEntry(const uint8_t* data, const JudgedFatbin& judged, int index);
+
+// What to hand a real driver of `real_version` (newer) so that it answers as a driver of
+// `emulated_version` answers for the fatbin at `data` on `gpu` — the fatbin a CUDA runtime
+// registers, which it loads later through paths cudyn does not see:
+//  * kKeep: the emulated choice is the real one's, or the verdict is 209 (no image runs or targets
+//    the GPU: the same for every version);
+//  * kOnlyChosen: *out is the container with only the emulated choice;
+//  * kTooNewPtx (the emulated verdict is 222): *out is a container with one PTX entry for `gpu`
+//    whose ISA is one past the newest the tables know, so no driver they know JITs it and the real
+//    one answers 222 itself.
+enum class Registration { kKeep, kOnlyChosen, kTooNewPtx };
+Registration RegistrationFatbin(const uint8_t* data, uint64_t avail, int emulated_version,
+                                int real_version, const GpuArch& gpu, std::string* out);
 
 // The `.version X.Y` directive of PTX text; false when absent.
 bool ParsePtxVersion(const char* text, size_t size, int* major, int* minor) noexcept;

@@ -99,7 +99,9 @@ extern "C" {
 
 CUDYN_CUDART_API void** __cudaRegisterFatBinary(void* fatCubin) {
   auto fn = cudyn::g_register_fat_binary.Get<void** (*)(void*)>();
-  return fn != nullptr ? fn(fatCubin) : &g_no_runtime_handle;
+  // Under driver emulation the runtime may get a fatbin its real driver answers as the emulated
+  // one would (loader/DESIGN.md, "Driver emulation").
+  return fn != nullptr ? fn(cudyn::EmulateRegisteredFatbin(fatCubin)) : &g_no_runtime_handle;
 }
 
 CUDYN_CUDART_API void __cudaRegisterFatBinaryEnd(void** fatCubinHandle) {

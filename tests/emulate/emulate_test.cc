@@ -14,6 +14,10 @@
 //   library and the `cudyn-check binary --json` program) and the outcome derived from the tables
 //   and NVIDIA's compatibility rules agree; a GPU older drivers do not know is not offered.
 // * The environment: CUDYN_CLAMP_MODE values, and that without the mode nothing is wrapped.
+// * The runtime's fatbin registration (kernel_rule::RegistrationFatbin, the runtime drop-in's
+//   EmulateRegisteredFatbin): for every fatbin of both nvcc at every version and GPU, the real
+//   13.0 driver's verdict on what the runtime is handed equals the outcome the facts give for the
+//   emulated driver.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -28,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "loader/cudart.h"
 #include "loader/cudyn.h"
 #include "loader/kernel_rule.h"
 #include "nlohmann/json.hpp"
@@ -572,7 +577,7 @@ TEST(Emulation, GpuTheEmulatedDriverDoesNotKnow) {
 
 
 // ---- the CUDA 11.8 nvcc matrix ---------------------------------------------------------------
-// The same kernel built by Debian's CUDA 11.8 nvcc (nvcc118_images.sh) through every load path,
+// The same kernel built by Debian's CUDA 11.8 nvcc (nvcc_images.sh) through every load path,
 // at every version a fake driver exists for (each emulated on the fake 13.0 driver by a clamp),
 // on fake sm_80, sm_86 and sm_90 GPUs. The expectation is derived here from the facts alone:
 // the tables in version_tables/inputs (read from the files) and NVIDIA's compatibility rules
@@ -603,7 +608,7 @@ const Facts& TableFacts() {
   return facts;
 }
 
-// What an image holds, as nvcc118_images.sh asked nvcc 11.8 for it.
+// What an image holds, as nvcc_images.sh asked nvcc 11.8 for it.
 struct Built {
   bool ptx;
   int arch;  // 80 for sm_80 / compute_80
@@ -843,6 +848,168 @@ TEST(Nvcc118, CudynCheckBinaryAgrees) {
   EXPECT_EQ(judged, static_cast<int>(sizeof testing::kFakeCudaVersions /
                                      sizeof testing::kFakeCudaVersions[0]) * 3);
 }
+
+// ---- the runtime's fatbin registration (the drop-in's __cudaRegisterFatBinary) ----------------
+
+// cudyn-check's kernel verdict for fatbin bytes, as Verdict() for a file.
+std::string VerdictOfBytes(const std::string& bytes, int version, const char* gpu) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/handed.fatbin";
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return Verdict(path, version, gpu);
+}
+
+// The number of PTX / SASS entries of fatbin bytes.
+size_t EntryCount(const std::string& bytes) {
+  kr::JudgedFatbin j;
+  const kr::GpuArch any{9, 0, '\0'};
+  if (!kr::JudgeFatbin(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 13000, any,
+                       &j))
+    return 0;
+  return j.images.size();
+}
+
+// A real 13.0 driver handed what RegistrationFatbin makes for an emulated driver must answer what
+// the facts say that emulated driver answers: for every fatbin of both nvcc, every emulated
+// version that offers the GPU, on sm_80 / sm_86 / sm_90. What it answers is cudyn-check's verdict
+// at 13.0 for the handed bytes; what the facts say is Documented() / Expected118().
+TEST(Registration, TheRealDriverAnswersAsTheEmulatedOne) {
+  struct Case {
+    std::string file;
+    std::string expected;
+  };
+  int judged = 0, replaced = 0, stand_ins = 0;  // replaced: kOnlyChosen
+  for (int version : testing::kFakeCudaVersions) {
+    for (int gpu : {80, 86, 90}) {
+      if (!GpuKnown(version, gpu)) continue;  // cuInit refuses: nothing is registered or loaded
+      const std::string sm = "sm_" + std::to_string(gpu);
+      std::vector<Case> cases;
+      for (const Image118& image : Images118()) {
+        if (!image.bare) cases.push_back({Image118Path(image.name), Expected118(image, version, gpu)});
+      }
+      if (gpu == 90) {
+        for (const char* image : {"sm90.fatbin", "ptx80.fatbin", "sm100.fatbin", "both.fatbin"}) {
+          cases.push_back({Image(image), Documented(image, version)});
+        }
+      }
+      for (const Case& c : cases) {
+        SCOPED_TRACE(c.file + " at " + std::to_string(version) + " on " + sm);
+        const std::string original = ReadAll(c.file);
+        std::string made;
+        const kr::Registration how = kr::RegistrationFatbin(
+            reinterpret_cast<const uint8_t*>(original.data()), original.size(), version, 13000,
+            Arch(sm), &made);
+        const std::string& handed = how == kr::Registration::kKeep ? original : made;
+        const std::string answer = VerdictOfBytes(handed, 13000, sm.c_str());
+        EXPECT_EQ(answer, c.expected);
+        if (how == kr::Registration::kOnlyChosen) {
+          EXPECT_EQ(EntryCount(handed), 1u);
+          ++replaced;
+        }
+        if (how == kr::Registration::kTooNewPtx) {
+          EXPECT_EQ(c.expected, "222");
+          EXPECT_EQ(EntryCount(handed), 1u);
+          ++stand_ins;
+        }
+        // Kept only where the real driver already answers what the emulated one would.
+        if (how == kr::Registration::kKeep) {
+          EXPECT_EQ(VerdictOfBytes(original, 13000, sm.c_str()), c.expected);
+        }
+        ++judged;
+      }
+    }
+  }
+  // None of these holds two images both drivers could load: the choice is the real driver's.
+  EXPECT_EQ(replaced, 0);
+  EXPECT_GT(stand_ins, 0);
+  std::printf("registration: %d fatbins judged, %d by a stand-in\n", judged, stand_ins);
+}
+
+// One container holding the entries of two fatbins.
+std::string Concatenated(const std::string& a, const std::string& b) {
+  uint64_t ha = 0, pa = 0, hb = 0, pb = 0;
+  EXPECT_TRUE(kr::DecodeFatbinHeader(reinterpret_cast<const uint8_t*>(a.data()), a.size(), &ha, &pa));
+  EXPECT_TRUE(kr::DecodeFatbinHeader(reinterpret_cast<const uint8_t*>(b.data()), b.size(), &hb, &pb));
+  std::string s = a.substr(0, ha + pa) + b.substr(hb, pb);
+  const uint64_t payload = pa + pb;
+  std::memcpy(&s[8], &payload, sizeof payload);
+  return s;
+}
+
+// compute_80 PTX of nvcc 11.8 (ISA 7.8) and of nvcc 13.0 (ISA 9.0) in one fatbin: a real 13.0
+// driver JITs the newer ISA; an emulated driver that JITs only 7.8 must make the runtime get the
+// 7.8 entry alone, and one that JITs neither a stand-in the real driver answers 222 to.
+TEST(Registration, OfTwoPtxTheRuntimeGetsTheOneTheEmulatedDriverJits) {
+  const std::string both = Concatenated(ReadAll(Image118Path("ptx80.fatbin")), ReadAll(Image("ptx80.fatbin")));
+  const int isa78 = TableFacts().cuda_of_isa.at(Nvcc118Isa());
+  const int isa_nvcc13 = TableFacts().cuda_of_isa.at(TableFacts().isa_of_cuda.at(13000));
+  int only_chosen = 0;
+  for (int version : testing::kFakeCudaVersions) {
+    for (int gpu : {80, 86, 90}) {
+      if (!GpuKnown(version, gpu)) continue;
+      const std::string sm = "sm_" + std::to_string(gpu);
+      SCOPED_TRACE(std::to_string(version) + " on " + sm);
+      std::string made;
+      const kr::Registration how = kr::RegistrationFatbin(
+          reinterpret_cast<const uint8_t*>(both.data()), both.size(), version, 13000, Arch(sm), &made);
+      if (version >= isa_nvcc13) {
+        EXPECT_EQ(how, kr::Registration::kKeep);
+      } else if (version >= isa78) {
+        ASSERT_EQ(how, kr::Registration::kOnlyChosen);
+        kr::JudgedFatbin j;
+        ASSERT_TRUE(kr::JudgeFatbin(reinterpret_cast<const uint8_t*>(made.data()), made.size(), 13000,
+                                    Arch(sm), &j));
+        ASSERT_EQ(j.images.size(), 1u);
+        EXPECT_TRUE(j.images[0].ptx);
+        EXPECT_EQ(std::to_string(j.images[0].isa_major) + "." + std::to_string(j.images[0].isa_minor),
+                  Nvcc118Isa());
+        EXPECT_EQ(VerdictOfBytes(made, 13000, sm.c_str()), "compute_80");
+        ++only_chosen;
+      } else {
+        EXPECT_EQ(how, kr::Registration::kTooNewPtx);
+        EXPECT_EQ(VerdictOfBytes(made, 13000, sm.c_str()), "222");
+      }
+    }
+  }
+  EXPECT_GT(only_chosen, 0);
+}
+
+// The drop-in's hook on the process's own driver (a fake 13.0 with a fake sm_90, clamped to 12.2
+// with emulation, from the environment as `cudyn run --emulate-driver` sets it): the wrapper the
+// runtime gets points to a fatbin the real driver answers as a 12.2 driver would.
+TEST(Registration, TheDropInHandsTheRuntimeWhatTheEmulatedDriverLoads) {
+  setenv("CUDYN_DRIVER_PATH", FakeDriverPath(13000).c_str(), 1);
+  setenv("CUDYN_MAX_CUDA_VERSION", "12.2", 1);
+  setenv("CUDYN_CLAMP_MODE", "emulate", 1);
+  setenv("CUDYN_FAKE_GPU", "90", 1);
+  ASSERT_TRUE(DefaultDriver().ok());
+  ASSERT_TRUE(DefaultDriver().emulating());
+  struct Wrapper {
+    int magic;
+    int version;
+    const void* data;
+    void* filename_or_fatbins;
+  };
+  for (const char* image : {"sm90.fatbin", "ptx80.fatbin", "sm100.fatbin", "both.fatbin"}) {
+    SCOPED_TRACE(image);
+    const std::string original = ReadAll(Image(image));
+    Wrapper w{static_cast<int>(kr::kFatbinWrapperMagic), 1, original.data(), nullptr};
+    const auto* got = static_cast<const Wrapper*>(EmulateRegisteredFatbin(&w));
+    ASSERT_NE(got, nullptr);
+    std::string handed = original;
+    if (got != &w) {
+      EXPECT_EQ(got->magic, w.magic);
+      EXPECT_EQ(got->version, w.version);
+      kr::JudgedFatbin j;
+      ASSERT_TRUE(kr::JudgeFatbin(static_cast<const uint8_t*>(got->data), UINT64_MAX, 13000,
+                                  Arch("sm_90"), &j));
+      handed.assign(static_cast<const char*>(got->data), j.offsets.back() + j.sizes.back());
+    }
+    EXPECT_EQ(VerdictOfBytes(handed, 13000, "sm_90"), Documented(image, 12020));
+  }
+  unsetenv("CUDYN_FAKE_GPU");
+}
+
 
 }  // namespace
 }  // namespace cudyn

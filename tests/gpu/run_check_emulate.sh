@@ -12,14 +12,16 @@
 #   bash tests/gpu/run_check_emulate.sh TREE IMAGES_11_8_DIR OUT
 #   TREE: the install tree (bin/cudyn-check, lib/cudyn/libcuda.so.1)
 set -u
+source "$(dirname "$0")/kernel_agree.sh"
 tree=$(cd "${1:?install tree}" && pwd)
 img118=$(cd "${2:?nvcc 11.8 images}" && pwd)
 mkdir -p "${3:?output folder}" && out=$(cd "$3" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudyn-check-emulate.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-CUDA_PATH=$(dirname "$(dirname "$nvcc")") tests/emulate/nvcc_images.sh \
-  tools/fatbin/testdata/kernel.cu "$work/img130" || exit 2
+# The images //tests/emulate builds with nvcc 13.0 (its BUILD's IMAGES).
+tests/emulate/nvcc_images.sh "$nvcc" tools/fatbin/testdata/kernel.cu "$work/img130" 90 \
+  $(sed -n '/^IMAGES = \[/,/^]/p' tests/emulate/BUILD | grep -o '"[^"]*"' | tr -d '"') || exit 2
 "$nvcc" -std=c++17 -o "$work/probe" tests/gpu/emulate_probe.cc -lcuda || exit 2
 gpu=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | tee "$out/gpu.log"
@@ -40,17 +42,9 @@ for v in 13.0 12.8 12.2 11.8; do
   (cd "$work" && LD_LIBRARY_PATH="$tree/lib/cudyn" CUDYN_MAX_CUDA_VERSION=$v CUDYN_CLAMP_MODE=emulate \
     ./probe "${images[@]/%/.fatbin}") >"$out/emulate_$v.log" 2>&1
   for name in "${images[@]}"; do
-    predicted=$("$tree/bin/cudyn-check" binary "$work/$name.o" --target-version "$v" --gpu "$gpu" \
-      --json 2>/dev/null | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-layer = [l for l in d["files"][0]["layers"] if l["layer"] == "kernels"][0]
-print(layer["cuda_error"] or 0)')
     observed=$(sed -n "s/^$name.fatbin *cuModuleLoadData=\([0-9]*\).*/\1/p" "$out/emulate_$v.log")
-    agree=yes
-    [[ $predicted == "$observed" ]] || { agree=NO; failed=1; }
-    printf '%-22s %-8s %-10s %-10s %s\n' "$name" "$v" "$predicted" "${observed:-?}" "$agree" |
-      tee -a "$out/table.txt"
+    agree "$tree/bin/cudyn-check" "$work/$name.o" "$v" "$gpu" "$name" "$observed" "$out/table.txt" ||
+      failed=1
   done
 done
 exit $failed

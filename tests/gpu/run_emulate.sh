@@ -19,8 +19,9 @@ mkdir -p "$2/emulate" && out=$(cd "$2/emulate" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudyn-emulate.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-CUDA_PATH=$(dirname "$(dirname "$nvcc")") "$repo/tests/emulate/nvcc_images.sh" \
-  "$repo/tools/fatbin/testdata/kernel.cu" "$work/img" || exit 2
+# The images //tests/emulate builds with nvcc 13.0 (its BUILD's IMAGES).
+"$repo/tests/emulate/nvcc_images.sh" "$nvcc" "$repo/tools/fatbin/testdata/kernel.cu" "$work/img" 90 \
+  $(sed -n '/^IMAGES = \[/,/^]/p' "$repo/tests/emulate/BUILD" | grep -o '"[^"]*"' | tr -d '"') || exit 2
 "$nvcc" -std=c++17 -o "$work/probe" "$here/emulate_probe.cc" -lcuda || exit 2
 imgs=$(ls "$work"/img/*)
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | tee "$out/gpu.log"
