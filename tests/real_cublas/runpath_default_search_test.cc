@@ -89,7 +89,9 @@ TEST(RunpathDefaultSearch, TheProgramsRunpathAnswersTheBareNames) {
     SCOPED_TRACE(lib.name);
     const std::string want = RealPathOf(Runfile(lib.runpath));
     ASSERT_FALSE(want.empty());
-    auto r = cudyn::testing::RunChild({"--choose", lib.name}, {Runfile(kDriver535.c_str())});
+    cudyn::testing::ChildEnvironment env;
+    env.driver = Runfile(kDriver535.c_str());
+    auto r = cudyn::testing::RunChild({"--choose", lib.name}, env);
     int found = -1;
     for (int k = 0; k < std::atoi(r["candidates"].c_str()); ++k) {
       if (RealPathOf(r["cand." + std::to_string(k)].substr(
