@@ -12,6 +12,8 @@
 // not load)
 //        clamp_consistency_probe --cublas CUBLAS_LIBRARY: cublasCreate_v2's result
 //     (cublas_create_rc=): the real cuBLAS's runtime calls the drop-in from inside cuBLAS.
+//        clamp_consistency_probe --init EMBEDDED_LIBRARY: cuInit's result as that library's runtime
+//     reaches it through cuGetProcAddress (init_rc=), then the program's own (program_init_rc=).
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -46,8 +48,11 @@ int RealDriverFilesMapped() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || (std::string(argv[1]) == "--cublas" && argc != 3)) {
-    std::fprintf(stderr, "usage: %s RUNTIME_LIBRARY [EMBEDDED_LIBRARY...] | --cublas LIBRARY\n",
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (argc < 2 || ((mode == "--cublas" || mode == "--init") && argc != 3)) {
+    std::fprintf(stderr,
+                 "usage: %s RUNTIME_LIBRARY [EMBEDDED_LIBRARY...] | --cublas LIBRARY | --init "
+                 "LIBRARY\n",
                  argv[0]);
     return 2;
   }
@@ -68,6 +73,20 @@ int main(int argc, char** argv) {
     }
     void* handle = nullptr;
     std::printf("cublas_create_rc=%d\n", create(&handle));  // no GPU here: not 0
+    return 0;
+  }
+  if (mode == "--init") {
+    void* library = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+    auto init = library != nullptr
+                    ? reinterpret_cast<int (*)()>(dlsym(library, "embedded_runtime_init"))
+                    : nullptr;
+    auto program_init = reinterpret_cast<int (*)(unsigned)>(dlsym(driver, "cuInit"));
+    if (init == nullptr || program_init == nullptr) {
+      std::fprintf(stderr, "%s: %s\n", argv[2], dlerror());
+      return 2;
+    }
+    std::printf("init_rc=%d\n", init());
+    std::printf("program_init_rc=%d\n", program_init(0));
     return 0;
   }
   for (int i = 2; i < argc; ++i) {

@@ -15,8 +15,8 @@
 # DRIVER_LIB:DRIVER_VERSION:CLAMP:RUNTIME_LIB (CLAMP "none": unclamped). EMBEDDED_LIBS:
 # comma-separated libembedded_runtime_<version>.so.
 set -euo pipefail
-probe=$1 dropin=$2 cudart_dropin=$3 embedded=$4 cublas=$5
-shift 5
+probe=$1 dropin=$2 cudart_dropin=$3 embedded=$4 cublas=$5 fake_driver=$6 gpu_arch=$7 ptx_isa=$8
+shift 8
 IFS=, read -r -a embedded_libs <<<"$embedded"
 
 # What a runtime of version $1 sees from a driver $2 clamped to $3 ("none"): the real version
@@ -105,4 +105,27 @@ else
   echo "FAIL [cuBLAS 12.5]: no 'CUDA runtime 12030 in ...libcublas.so.12' in: $out"
   fail=1
 fi
+# Driver emulation offers the GPU as the emulated version would, to a runtime served the real
+# driver too: the stand-in with an 11.8 runtime (one an 11.4 driver runs) asks cuGetProcAddress for
+# cuInit from inside itself, on the fake 13.0 driver with a fake sm_90 GPU. The oldest driver that
+# knows sm_90: gpu_arch.tsv's PTX ISA for it, then ptx_isa.tsv's CUDA release of that ISA.
+isa=$(awk -F'\t' '$1 == "sm_90" {print $2}' "$gpu_arch")
+sm90_cuda=$(awk -F'\t' -v isa="$isa" '$1 == isa {print $2}' "$ptx_isa")
+sm90_driver=$((${sm90_cuda%.*} * 1000 + ${sm90_cuda#*.} * 10))
+stand_in=""
+for lib in "${embedded_libs[@]}"; do [[ $lib == *libembedded_runtime_11080.so ]] && stand_in=$lib; done
+[[ -n $stand_in && $sm90_driver -gt 11000 ]] ||
+  { echo "FAIL [emulation]: no 11.8 stand-in or no sm_90 row ($sm90_driver)"; fail=1; }
+for clamp_mode in "11040 emulate" "$sm90_driver emulate" "11040 versions"; do
+  read -r clamp mode <<<"$clamp_mode"
+  want=0  # CUDA_SUCCESS: the GPU is offered
+  [[ $mode == emulate ]] && ((clamp < sm90_driver)) && want=100  # CUDA_ERROR_NO_DEVICE
+  name="fake 13.0 driver, sm_90, clamp $clamp $mode, runtime 11.8 inside a library"
+  out=$(env LD_LIBRARY_PATH="$tmp" CUDYN_DRIVER_PATH="$(readlink -f "$fake_driver")" \
+    CUDYN_FAKE_GPU=90 CUDYN_MAX_CUDA_VERSION="$clamp" CUDYN_CLAMP_MODE="$mode" \
+    "$probe" --init "$(readlink -f "$stand_in")" 2>&1) ||
+    { echo "FAIL [$name]: probe exited $?: $out"; fail=1; continue; }
+  expect "$out" init_rc "$want" "$name: the runtime's cuInit"
+  expect "$out" program_init_rc "$want" "$name: the program's cuInit"
+done
 exit $fail

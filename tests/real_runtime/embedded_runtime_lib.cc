@@ -35,3 +35,19 @@ extern "C" __attribute__((visibility("default"), noinline)) int embedded_runtime
   // Work after the call (no tail call): the driver sees this library as its caller.
   return rc == 0 ? version + static_cast<int>(kTable[0].zero) : -100 - rc;
 }
+
+// cuInit as this library's runtime reaches it: cuGetProcAddress("cuInit") through libcuda.so.1
+// from inside this library, then the call. Its result; -1 without a libcuda.so.1, -100 - rc when
+// the lookup fails.
+extern "C" __attribute__((visibility("default"), noinline)) int embedded_runtime_init() {
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (driver == nullptr) return -1;
+  using GetProcAddress = int (*)(const char*, void**, int, unsigned long long);
+  auto lookup = reinterpret_cast<GetProcAddress>(dlsym(driver, "cuGetProcAddress"));
+  dlclose(driver);
+  if (lookup == nullptr) return -2;
+  void* fn = nullptr;
+  const int rc = lookup("cuInit", &fn, EMBEDDED_RUNTIME_VERSION, 0);
+  if (rc != 0 || fn == nullptr) return -100 - rc;
+  return reinterpret_cast<int (*)(unsigned)>(fn)(0) + static_cast<int>(kTable[0].zero);
+}
