@@ -113,11 +113,14 @@ bool ServeRealDriver(const Driver& driver, const void* return_address) {
 // Under driver emulation a runtime served the real driver still meets the emulated driver's
 // offer of GPUs: cuInit and cuDeviceGetCount are the drop-in's (the emulation wrappers, which
 // answer 100 / 3 where the emulated version knows none of this machine's GPUs, else pass through),
-// as a real driver of that version offers no device to any caller. Everything else stays real
-// (the runtime's kernels are judged at registration: stubs/cudart_shim.cc).
+// as a real driver of that version offers no device to any caller; and so is cuGetProcAddress,
+// through which a runtime looks up the rest (given the real one, it would never ask again).
+// Everything else stays real (the runtime's kernels are judged at registration:
+// stubs/cudart_shim.cc).
 bool EmulationDecidesGpuOffer(const Driver& driver, const char* symbol) {
   return driver.emulating() &&
-         (std::strcmp(symbol, "cuInit") == 0 || std::strcmp(symbol, "cuDeviceGetCount") == 0);
+         (std::strcmp(symbol, "cuInit") == 0 || std::strcmp(symbol, "cuDeviceGetCount") == 0 ||
+          std::strcmp(symbol, "cuGetProcAddress") == 0);
 }
 
 using RealGetProcAddressFn = CUresult (*)(const char*, void**, int, cuuint64_t);

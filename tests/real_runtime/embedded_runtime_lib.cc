@@ -36,9 +36,9 @@ extern "C" __attribute__((visibility("default"), noinline)) int embedded_runtime
   return rc == 0 ? version + static_cast<int>(kTable[0].zero) : -100 - rc;
 }
 
-// cuInit as this library's runtime reaches it: cuGetProcAddress("cuInit") through libcuda.so.1
-// from inside this library, then the call. Its result; -1 without a libcuda.so.1, -100 - rc when
-// the lookup fails.
+// cuInit as this library's runtime reaches it: as a real runtime does, cuGetProcAddress (found in
+// libcuda.so.1) looks up cuGetProcAddress itself, and that one cuInit, all from inside this
+// library; then the call. Its result; -1 without a libcuda.so.1, -100 - rc when a lookup fails.
 extern "C" __attribute__((visibility("default"), noinline)) int embedded_runtime_init() {
   void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (driver == nullptr) return -1;
@@ -46,8 +46,11 @@ extern "C" __attribute__((visibility("default"), noinline)) int embedded_runtime
   auto lookup = reinterpret_cast<GetProcAddress>(dlsym(driver, "cuGetProcAddress"));
   dlclose(driver);
   if (lookup == nullptr) return -2;
+  void* own = nullptr;
+  int rc = lookup("cuGetProcAddress", &own, EMBEDDED_RUNTIME_VERSION, 0);
+  if (rc != 0 || own == nullptr) return -100 - rc;
   void* fn = nullptr;
-  const int rc = lookup("cuInit", &fn, EMBEDDED_RUNTIME_VERSION, 0);
+  rc = reinterpret_cast<GetProcAddress>(own)("cuInit", &fn, EMBEDDED_RUNTIME_VERSION, 0);
   if (rc != 0 || fn == nullptr) return -100 - rc;
   return reinterpret_cast<int (*)(unsigned)>(fn)(0) + static_cast<int>(kTable[0].zero);
 }
