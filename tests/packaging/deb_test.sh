@@ -48,7 +48,7 @@ expected=$(sort <<EOF2
 ./usr/lib/cmake/cudyn/cudynConfig.cmake
 ./usr/lib/cmake/cudyn/cudynConfigVersion.cmake
 ./usr/lib/cudyn/cudart/libcudart.so.13
-./usr/lib/cudyn/libcuda.so.1 -> ../libcudyn_cuda.so.$version
+./usr/lib/cudyn/libcuda.so.1
 ./usr/lib/cudyn/cublas/libcublas.so.13
 ./usr/lib/cudyn/nvrtc/libnvrtc.so.13
 ./usr/lib/libcudyn_cublas.a

@@ -21,6 +21,7 @@ unset CUDYN_DRIVER_PATH CUDYN_MAX_CUDA_VERSION CUDYN_PER_THREAD_DEFAULT_STREAM C
 CUDYN_DIST_TARBALL=$tarball "$install_sh" "$tmp/prefix" > /dev/null || { echo "FAIL: install"; exit 1; }
 cudyn=$tmp/prefix/bin/cudyn
 dropin_runtime=$tmp/prefix/lib/cudyn/cudart/libcudart.so.13
+dropin_driver=$tmp/prefix/lib/cudyn/libcuda.so.1
 
 # The framework as it is installed: fw/libfw.so, its own runtime in fw/fwlib/.
 mkdir -p "$tmp/fw/fwlib"
@@ -80,13 +81,13 @@ expect "cudyn run: a runtime dlopened by absolute path first does not take the f
 # The user's LD_PRELOAD stays, after cudyn's.
 LD_PRELOAD=/nonexistent/libuser.so "$cudyn" run --runtime "$rt125" --driver "$fake13000" -- \
   sh -c 'echo "preload=$LD_PRELOAD"' > "$out" 2>&1
-expect "cudyn run keeps the user's LD_PRELOAD after the runtime drop-in" 0 $? "$out" \
-  "+preload=$dropin_runtime:/nonexistent/libuser.so"
+expect "cudyn run keeps the user's LD_PRELOAD after the driver and runtime drop-ins" 0 $? "$out" \
+  "+preload=$dropin_driver:$dropin_runtime:/nonexistent/libuser.so"
 
 # ---- another runtime called directly: one warning --------------------------------------------------
 # The other runtime (the real 12.4 one, SONAME libcudart.so.12, which cudyn's drop-in does not
-# stand in for) is called before anything else, so its libcuda.so.1 is cudyn's driver drop-in (first
-# on LD_LIBRARY_PATH); then cudyn's own runtime (12.5) calls the driver too, and is not reported.
+# stand in for) is called before anything else, so its libcuda.so.1 is cudyn's driver drop-in (which
+# cudyn run preloads); then cudyn's own runtime (12.5) calls the driver too, and is not reported.
 run --other-runtime "$rt124" > "$out" 2>&1
 st=$?
 warnings=$(grep -c "bypass cudyn" "$out")

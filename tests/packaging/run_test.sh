@@ -126,7 +126,7 @@ check "cudyn run --cudart finds the runtime for the clamped driver" 0 $? "$out" 
 LD_LIBRARY_PATH=/some/where "$cudyn" run --runtime "$runtime118" --driver "$fake13000" -- \
   sh -c 'echo "runtime=$CUDYN_CUDART_PATH ld=$LD_LIBRARY_PATH preload=$LD_PRELOAD"' > "$out" 2>&1
 check "--runtime: environment passed to the program" 0 $? "$out" \
-  "^runtime=$runtime118 ld=$dropin/cudart:$dropin:/some/where preload=$dropin/cudart/libcudart.so.13\$"
+  "^runtime=$runtime118 ld=$dropin/cudart:$dropin:/some/where preload=$dropin/libcuda.so.1:$dropin/cudart/libcudart.so.13\$"
 "$cudyn" run --driver "$fake13000" -- sh -c 'echo "runtime=${CUDYN_CUDART_PATH-unset} ld=$LD_LIBRARY_PATH preload=${LD_PRELOAD-unset}"' > "$out" 2>&1
 check "without --cudart the runtime is left alone (nothing preloaded)" 0 $? "$out" "^runtime=unset ld=$dropin preload=unset\$"
 "$cudyn" run --runtime "$tmp/no/such/libcudart.so.12" -- true > "$out" 2>&1

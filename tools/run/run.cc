@@ -22,7 +22,9 @@
 // both), so the runtime drop-in (SONAME libcudart.so.13) is also preloaded, ahead of the user's
 // LD_PRELOAD: the dynamic linker then answers every later request for libcudart.so.13 with it, and
 // its mapped name contains "libcudart.so" (torch/__init__.py preloads its own runtime only when no
-// mapped file name does).
+// mapped file name does). With it (and with --nvrtc / --cublas) the driver drop-in under SONAME
+// libcuda.so.1 is preloaded first: the library drop-ins open the real driver by its path, and
+// only a libcuda.so.1 loaded before that keeps the real runtime's own driver calls on cudyn.
 //
 // --nvrtc does the same for NVRTC: the NVRTC drop-in directory (DROPIN/nvrtc, cudyn's NVRTC
 // drop-in under SONAME libnvrtc.so.13) goes first on LD_LIBRARY_PATH and the drop-in is preloaded,
@@ -45,6 +47,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loader/cudart.h"
@@ -386,34 +389,26 @@ int main(int argc, char** argv) {
   SetEnv("LD_LIBRARY_PATH", (old_path != nullptr && *old_path != '\0')
                                 ? first + ":" + old_path
                                 : first);
-  if (cudart) {
-    // LD_PRELOAD separates entries by ':' and ' '; a drop-in path holding one cannot be preloaded.
-    const std::string preload = cudart_dir + "/" + kCudartDropinName;
-    if (preload.find_first_of(": ") != std::string::npos) {
-      Fail("cannot preload cudyn's runtime drop-in " + preload +
-           ": LD_PRELOAD cannot hold a path with ':' or ' ' (install cudyn elsewhere)");
-    }
-    const char* old_preload = getenv("LD_PRELOAD");
-    SetEnv("LD_PRELOAD", (old_preload != nullptr && *old_preload != '\0')
-                             ? preload + ":" + old_preload
-                             : preload);
-  }
-  if (nvrtc) {
-    const std::string preload = nvrtc_dir + "/" + kNvrtcDropinName;
-    if (preload.find_first_of(": ") != std::string::npos) {
-      Fail("cannot preload cudyn's NVRTC drop-in " + preload +
-           ": LD_PRELOAD cannot hold a path with ':' or ' ' (install cudyn elsewhere)");
-    }
-    const char* old_preload = getenv("LD_PRELOAD");
-    SetEnv("LD_PRELOAD", (old_preload != nullptr && *old_preload != '\0')
-                             ? preload + ":" + old_preload
-                             : preload);
-  }
-  if (cublas) {
-    const std::string preload = cublas_dir + "/" + kCublasDropinName;
-    if (preload.find_first_of(": ") != std::string::npos) {
-      Fail("cannot preload cudyn's cuBLAS drop-in " + preload +
-           ": LD_PRELOAD cannot hold a path with ':' or ' ' (install cudyn elsewhere)");
+  // What is preloaded, in this order, ahead of the user's LD_PRELOAD. The library drop-ins open
+  // the real driver by its path (CUDYN_DRIVER_PATH) to choose and bind their library; were that
+  // object the process's first libcuda.so.1, a real runtime's dlopen("libcuda.so.1") (its own or
+  // one compiled into cuBLAS) would match it by SONAME and escape the clamp. So with any of them
+  // the driver drop-in is preloaded first, as -lcuda would load it: every libcuda.so.1 request of
+  // the process is then answered by cudyn.
+  std::vector<std::pair<std::string, std::string>> preloads;  // (what, path)
+  if (cudart || nvrtc || cublas) preloads.emplace_back("driver", dropin + "/" + kDropinName);
+  if (cudart) preloads.emplace_back("runtime", cudart_dir + "/" + kCudartDropinName);
+  if (nvrtc) preloads.emplace_back("NVRTC", nvrtc_dir + "/" + kNvrtcDropinName);
+  if (cublas) preloads.emplace_back("cuBLAS", cublas_dir + "/" + kCublasDropinName);
+  if (!preloads.empty()) {
+    std::string preload;
+    for (const auto& [what, path] : preloads) {
+      // LD_PRELOAD separates entries by ':' and ' '; a drop-in path holding one cannot be preloaded.
+      if (path.find_first_of(": ") != std::string::npos) {
+        Fail("cannot preload cudyn's " + what + " drop-in " + path +
+             ": LD_PRELOAD cannot hold a path with ':' or ' ' (install cudyn elsewhere)");
+      }
+      preload += (preload.empty() ? "" : ":") + path;
     }
     const char* old_preload = getenv("LD_PRELOAD");
     SetEnv("LD_PRELOAD", (old_preload != nullptr && *old_preload != '\0')
