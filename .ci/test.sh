@@ -202,7 +202,9 @@ main() {
   # at a time: each builds and fuzzes on one core, and the machine has two. One object cache for
   # the step: env, shim and cudart compile the same loader sources (tests/fuzz/libfuzzer.sh), so
   # env (the longest: it compiles them) runs beside the readers, and shim and cudart after it.
-  export FUZZ_OBJ_CACHE="$LOGDIR/fuzz-objects"
+  # The cache outlives the run (objects are keyed by the content of everything they include), so
+  # the next run on this machine compiles only what changed, as Bazel's output base does.
+  export FUZZ_OBJ_CACHE="${CUDYN_FUZZ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cudyn/fuzz-objects}"
   run_scripts_parallel 2 \
     "fuzz_env=tests/fuzz/run_fuzzer.sh env 20" \
     "fuzz_elf_reader=tools/elf/run_fuzzer.sh 20" \

@@ -4,9 +4,10 @@
 #   libfuzzer_build OUT SOURCE_OR_FLAG...
 #       clang++ (CLANGXX, default clang++-14) -std=c++17 with -fsanitize=fuzzer,address,undefined.
 #       With FUZZ_OBJ_CACHE (a directory) each source is compiled once into it and shared by every
-#       build with the same flags (the three loader targets compile the same loader sources; CI
-#       sets it for its fuzz step only, as objects are keyed by source path and flags, not by the
-#       headers they include).
+#       build and every later run with the same inputs: an object is keyed by the compiler, the
+#       flags and the content of the source and of every file it includes (clang's -M list), so
+#       the three loader targets share the loader's objects and CI's next run recompiles only
+#       what changed. Objects unused for 14 days are removed.
 #   libfuzzer_run NAME BINARY WORK SECONDS MAX_LEN [libFuzzer flag...] -- [CORPUS_DIR...]
 #       runs BINARY from WORK over FUZZ_CORPUS (default WORK/corpus) and the seed directories, with
 #       FUZZ_ARGS appended and LIBFUZZER_ENV (an array, optional) in the environment. Exits with
@@ -32,8 +33,14 @@ libfuzzer_build() {
     shift
   done
   mkdir -p "$FUZZ_OBJ_CACHE"
+  find "$FUZZ_OBJ_CACHE" -type f -atime +14 -delete 2>/dev/null || true
+  local deps
   for src in "${sources[@]}"; do
-    key=$(printf '%s\0' "$clang" "${_LIBFUZZER_FLAGS[@]}" "${compile[@]}" "$(realpath "$src")" |
+    # Every file the compile reads (the source first), as the preprocessor finds them.
+    deps=$("$clang" "${_LIBFUZZER_FLAGS[@]}" "${compile[@]}" -M "$src" |
+      sed -e 's/^[^:]*://' -e 's/\\$//' | tr -s ' ' '\n' | sed '/^$/d') || return 1
+    key=$({ printf '%s\0' "$clang" "$("$clang" --version | head -1)" "${_LIBFUZZER_FLAGS[@]}" \
+      "${compile[@]}"; xargs -d '\n' sha256sum -- <<<"$deps" | cut -c1-64; } |
       sha256sum | cut -c1-32)
     obj="$FUZZ_OBJ_CACHE/$key.o"
     # One compile per object even when two builds want it at once: the second waits for the lock.

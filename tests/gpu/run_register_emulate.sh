@@ -5,6 +5,8 @@
 #   sm100   -gencode arch=compute_100,code=sm_100       (SASS only, for another GPU)
 #   sm90    -gencode arch=compute_90,code=sm_90         (SASS for this GPU)
 #   both    -gencode arch=compute_90,code=[sm_90,compute_90]
+# and, with relocatable device code (-rdc=true: nvcc's link stub registers the device-linked image
+# through __cudaRegisterFatBinary too), ptx90_rdc, sm100_rdc, sm90_rdc,
 # and run directly (the toolkit's runtime; lazy and eager module loading) and under
 # `cudyn run --cudart [--max-cuda-version V [--emulate-driver]]`. Each run's answers go to
 # OUT/<image>_<run>.txt, cudyn's debug log to .log. Then, for each image and emulated V,
@@ -29,9 +31,11 @@ declare -A gencode=(
   [sm90]='arch=compute_90,code=sm_90'
   [both]='arch=compute_90,code=[sm_90,compute_90]'
 )
-images=(ptx90 sm100 sm90 both)
+images=(ptx90 sm100 sm90 both ptx90_rdc sm100_rdc sm90_rdc)
 for i in "${images[@]}"; do
-  "$nvcc" -std=c++17 -cudart shared -gencode "${gencode[$i]}" -o "$work/$i" \
+  flags=()
+  [[ $i == *_rdc ]] && flags=(-rdc=true)
+  "$nvcc" -std=c++17 -cudart shared "${flags[@]}" -gencode "${gencode[${i%_rdc}]}" -o "$work/$i" \
     tests/gpu/register_probe.cu || exit 2
 done
 gpu=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
