@@ -76,6 +76,7 @@ Json KernelsJson(const layers::KernelLayer& k) {
   j["ptx_isa_max"] = has_ptx ? Json(IsaText(k.max_isa_major, k.max_isa_minor)) : Json();
   j["toolkit_release"] = k.toolkit_release > 0 ? Json(k.toolkit_release) : Json();
   j["self_loaded"] = k.self_loaded;
+  j["relocatable"] = k.relocatable;
   j["summary"] = KernelSummaryText(k);
   return j;
 }

@@ -8,18 +8,19 @@
 #   35  (cudaErrorInsufficientDriver)  V is below R's major (a real V driver does not run R)
 #   100 (cudaErrorNoDevice)            emulated, and V predates this GPU (gpu_arch.tsv, ptx_isa.tsv)
 #   0   and the kernel runs            otherwise (the plain clamp offers the GPU)
-# Both builds must answer the same; each run's output goes to OUT/<build>_<R>_<V>_<mode>.txt, a
-# table to OUT/table.txt. Exit status 1 on any disagreement.
+# Both builds must answer the same; each run's output goes to <build>_<R>_<V>_<mode>.txt in
+# OUT/runtime_only_results.tgz, the table to OUT/table.txt. Exit status 1 on any disagreement.
 # Usage (GPU machine, repository root): bash tests/gpu/run_runtime_only.sh CARRY OUT
 #   CARRY: the folder of tests/gpu/stage_cudart.sh (tree/, runtimes/)
 set -u
 carry=$(cd "${1:?carry folder}" && pwd)
-mkdir -p "${2:?output folder}" && out=$(cd "$2" && pwd)
+mkdir -p "${2:?output folder}" && dest=$(cd "$2" && pwd)
 cudyn=$carry/tree/bin/cudyn
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 cuda=$(dirname "$(dirname "$nvcc")")
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudyn-rtonly.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/res" && out=$work/res
+trap 'cp "$out/table.txt" "$dest/" 2>/dev/null; tar czf "$dest/runtime_only_results.tgz" -C "$work" res; rm -rf "$work"' EXIT
 "$nvcc" -std=c++17 -gencode arch=compute_90,code=sm_90 -cudart shared -DCLAMP_PROBE_RUNTIME_ONLY \
   -o "$work/runtime_only" tests/gpu/clamp_probe.cu || exit 2
 "$nvcc" -std=c++17 -gencode arch=compute_90,code=sm_90 -cudart shared -o "$work/with_lcuda" \

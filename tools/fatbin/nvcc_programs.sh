@@ -29,6 +29,7 @@ build multi -gencode arch=compute_75,code=sm_75 -gencode 'arch=compute_90,code=[
 build uncompressed --compress-mode=none
 build speed_lz4 --compress-mode=speed -cudart shared
 build rdc_object -rdc=true -c -gencode 'arch=compute_80,code=[sm_80,compute_80]'
+build rdc_sass_sm80 -rdc=true -gencode arch=compute_80,code=sm_80
 # Shared libraries with device code and no runtime (the application brings libcudart): only
 # their kernels decide.
 lib() {  # name, nvcc options...

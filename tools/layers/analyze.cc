@@ -28,12 +28,13 @@ FileLayers AnalyzeImage(const uint8_t* data, size_t size) {
   if (!have_sections) sections.clear();
   // Registered by a runtime, or loaded by the file's own code? (see KernelLayer::self_loaded)
   constexpr uint16_t kElfRelocatable = 1;
-  if (f.kernels.has_device_code && f.elf.elf_type != kElfRelocatable && have_sections) {
+  if (f.kernels.has_device_code && have_sections) {
     bool registered = false;
     for (const fatbin::SectionInfo& s : sections) {
       if (s.name == ".nvFatBinSegment" || s.name == "__nv_relfatbin") registered = true;
+      if (s.name == "__nv_relfatbin") f.kernels.relocatable = true;
     }
-    f.kernels.self_loaded = !registered;
+    if (f.elf.elf_type != kElfRelocatable) f.kernels.self_loaded = !registered;
   }
   f.named_entry_points = FindNamedEntryPoints(f.elf, sections, data, size);
   f.cudyn_loader_marker = MayEmbedCudynLoader(f.elf) && HasCudynLoaderMarker(data, size);

@@ -56,6 +56,12 @@ struct KernelLayer {
   // per GPU — CUDA 13.0's libcufft.so.12 and libcufftw.so.12 do (libcufftw carries only sm_75
   // SASS and works on an H100). Set by AnalyzeImage.
   bool self_loaded = false;
+  // Relocatable device code (nvcc -rdc=true: the file keeps __nv_relfatbin). nvcc's link stub
+  // registers the device-linked image, and where none of its images runs on the GPU a launch
+  // answers 500 (cudaErrorSymbolNotFound), not 209: measured on the H100 (580 driver) with the
+  // 11.8, 12.5 and 13.0 runtimes, directly and under driver emulation (tests/gpu/RESULTS.md).
+  // Set by AnalyzeImage.
+  bool relocatable = false;
 };
 
 KernelLayer AnalyzeKernels(const fatbin::FatbinInfo& info);

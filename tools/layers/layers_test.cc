@@ -285,6 +285,21 @@ TEST(Verdict, SassOnlySm80) {
   ExpectKernels(f, On(13000, nullptr), Status::kUnknown, 0);
 }
 
+// Relocatable device code (-rdc=true) with no image for the GPU: the runtime answers the launch
+// with 500 (cudaErrorSymbolNotFound), measured on the H100 (tests/gpu/RESULTS.md), where the same
+// images without -rdc give 209 (SassOnlySm80 above).
+TEST(Verdict, RelocatableDeviceCodeWithoutAnImage) {
+  const FileLayers f = Load(Program("rdc_sass_sm80"));
+  EXPECT_TRUE(f.kernels.relocatable);
+  EXPECT_FALSE(f.kernels.self_loaded);
+  ExpectKernels(f, On(13000, "sm_86"), Status::kOk, 0, "sm_80");
+  ExpectVerdict(f, On(13000, "sm_90"), false, Layer::kKernels, 500);
+  ExpectVerdict(f, On(13000, "sm_75"), false, Layer::kKernels, 500);
+  EXPECT_TRUE(Load(Program("rdc_object")).kernels.relocatable);
+  EXPECT_FALSE(Load(Program("sass_sm80")).kernels.relocatable);
+  EXPECT_STREQ(CudaErrorName(500), "cudaErrorSymbolNotFound");
+}
+
 TEST(Verdict, Sm90aOnlyOnSm90) {
   const FileLayers f = Load(Program("sass_sm90a"));
   ASSERT_EQ(f.kernels.images.size(), 1u);

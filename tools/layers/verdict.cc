@@ -26,6 +26,7 @@ const char* CudaErrorName(int error) {
     case kCudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
     case kCudaErrorNoDevice: return "cudaErrorNoDevice";
     case kCudaErrorNoKernelImage: return "cudaErrorNoKernelImageForDevice";
+    case kCudaErrorSymbolNotFound: return "cudaErrorSymbolNotFound";
     case kCudaErrorUnsupportedPtxVersion: return "cudaErrorUnsupportedPtxVersion";
     default: return "";
   }
@@ -215,7 +216,7 @@ LayerVerdict JudgeKernels(const KernelLayer& k, const Target& target) {
                              : std::string("no known driver JITs")) +
                " (target " + CudaVersionText(target.cuda_version) + ")";
   } else {
-    v.cuda_error = kCudaErrorNoKernelImage;
+    v.cuda_error = k.relocatable ? kCudaErrorSymbolNotFound : kCudaErrorNoKernelImage;
     std::string have;
     size_t shown = 0;
     for (const auto& img : k.images) {
@@ -227,6 +228,9 @@ LayerVerdict JudgeKernels(const KernelLayer& k, const Target& target) {
       have += img.ptx ? img.arch.Name("compute_") : img.arch.Name("sm_");
     }
     v.reason = "no SASS or PTX usable on " + gpu.Name() + " (has " + have + ")";
+    if (k.relocatable) {
+      v.reason += "; relocatable device code: the runtime finds no kernel of the linked image";
+    }
   }
   return v;
 }

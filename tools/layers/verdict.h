@@ -16,7 +16,8 @@
 //   else if some PTX can be JIT-compiled there — compute_AB: AB <= XY; compute_ABa: AB == XY;
 //   compute_ABf: A == X and B <= Y — whose ISA the target driver JITs (ptx_isa.tsv); else
 //   222 (cudaErrorUnsupportedPtxVersion) when PTX for the GPU exists but its ISA is too new for
-//   the driver, else 209 (cudaErrorNoKernelImageForDevice).
+//   the driver, else 209 (cudaErrorNoKernelImageForDevice) — 500 (cudaErrorSymbolNotFound) for
+//   relocatable device code (KernelLayer::relocatable), as the runtime answers there.
 // * Device code no runtime registers (KernelLayer::self_loaded: the file loads its fatbins itself
 //   and picks per GPU) is "unknown": it never fails the file.
 // * Without a GPU, only what holds for every GPU is decided: a file whose only device code is
@@ -44,6 +45,7 @@ enum class Status { kOk, kFails, kUnknown, kNotApplicable };
 constexpr int kCudaErrorInsufficientDriver = 35;
 constexpr int kCudaErrorNoDevice = 100;  // the target driver does not offer the GPU
 constexpr int kCudaErrorNoKernelImage = 209;
+constexpr int kCudaErrorSymbolNotFound = 500;  // relocatable device code with no usable image
 constexpr int kCudaErrorUnsupportedPtxVersion = 222;
 
 struct Target {
