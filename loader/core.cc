@@ -647,6 +647,7 @@ bool ObjectSees(const void* address, const char* symbol) {
 // of the CUDA runtime table in its RELRO segment (runtime_fingerprint.h).
 struct EmbeddedRuntimeProbe {
   uintptr_t address = 0;
+  bool main_program = false;  // look in the main program only (MainProgramCudaRuntimeVersion)
   bool found = false;
   VersionTableScan table;
 };
@@ -678,12 +679,19 @@ int ScanObjectForRuntime(struct dl_phdr_info* info, size_t, void* data) {
   };
   if (!in_load(probe->address, 1)) return 0;
   probe->found = true;
-  // The main program (no name) keeps the program's view: its own calls cannot be told from its
-  // runtime's.
-  if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 1;
+  // The main program (no name) keeps the program's view here: its own calls cannot be told from
+  // its runtime's (MainProgramCudaRuntimeVersion asks about its table for lookups only).
+  const bool is_main = info->dlpi_name == nullptr || info->dlpi_name[0] == '\0';
+  if (is_main != probe->main_program) return 1;
+  // Where the table's pointers sit: RELRO in a shared object or a PIE program; a program linked
+  // at a fixed address (no PIE: dlpi_addr 0; RHEL's gcc default) needs no relocation for them, so
+  // its read-only data holds the table (with the code, where the linker does not separate them).
+  const bool fixed_address_program = is_main && info->dlpi_addr == 0;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_GNU_RELRO) continue;
+    const bool read_only_data =
+        ph.p_type == PT_LOAD && (ph.p_flags & PF_R) != 0 && (ph.p_flags & PF_W) == 0;
+    if (ph.p_type != PT_GNU_RELRO && !(fixed_address_program && read_only_data)) continue;
     const auto* begin = reinterpret_cast<const uint8_t*>(info->dlpi_addr + ph.p_vaddr);
     ScanVersionTable(
         begin, ph.p_memsz,
@@ -764,6 +772,23 @@ int CachedPerObject(const void* question, const void* address, Compute compute) 
 }
 
 const char kRuntimeVersionQuestion = 0;  // its address keys CudaRuntimeVersionOfCode's answers
+const char kMainProgramRuntimeQuestion = 0;  // and MainProgramCudaRuntimeVersion's
+
+// The runtime version of the main program's table when `address` is main-program code (uncached).
+int ClassifyMainProgramRuntime(const void* address) {
+  if (IsCudynFunction(address)) return 0;  // cudyn linked into the program itself
+  EmbeddedRuntimeProbe probe;
+  probe.address = reinterpret_cast<uintptr_t>(address);
+  probe.main_program = true;
+  dl_iterate_phdr(ScanObjectForRuntime, &probe);
+  if (probe.table.records < kMinVersionTableRecords) return 0;
+  try {
+    Log().debug("CUDA runtime {} linked into the main program ({} entries in its versioned table)",
+                probe.table.version, probe.table.records);
+  } catch (...) {
+  }
+  return probe.table.version;
+}
 
 }  // namespace
 
@@ -777,6 +802,11 @@ bool IsLibraryCode(const void* address, const LibraryIdentity& identity) {
 int CudaRuntimeVersionOfCode(const void* address) {
   if (address == nullptr) return 0;
   return CachedPerObject(&kRuntimeVersionQuestion, address, ClassifyRuntimeCode);
+}
+
+int MainProgramCudaRuntimeVersion(const void* address) {
+  if (address == nullptr) return 0;
+  return CachedPerObject(&kMainProgramRuntimeQuestion, address, ClassifyMainProgramRuntime);
 }
 
 int CachedObjectAnswer(const void* question, const void* address, int (*compute)(const void*)) {

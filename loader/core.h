@@ -328,6 +328,12 @@ bool IsLibraryCode(const void* address, const LibraryIdentity& identity);
 // else, cudyn's own objects and the main program (whose own calls cannot be told from its
 // runtime's). Cached per object like IsLibraryCode; never throws.
 int CudaRuntimeVersionOfCode(const void* address);
+// The CUDA runtime linked statically into the main program (nvcc's default, -cudart static) when
+// `address` is code of the main program: its version from the runtime's versioned entry-point
+// table in the program's RELRO segment; 0 for code of any other object, a program without such a
+// table, and cudyn's own code. Its answer is for the program's driver lookups only (stubs/shim.cc:
+// the program's direct calls cannot be told from its runtime's). Cached; never throws.
+int MainProgramCudaRuntimeVersion(const void* address);
 // `compute(address)` for the object containing `address`, answered once per object: the same
 // cache as IsLibraryCode and CudaRuntimeVersionOfCode (per question and executable range, lock-free
 // reads), keyed by `question`'s address (a caller's own static). `compute` must not throw; a

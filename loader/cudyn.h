@@ -284,6 +284,12 @@ bool IsCudaRuntimeCode(const void* address);
 // driver; a runtime library whose version is unknown sees the real driver. Cached per object.
 bool RuntimeSeesRealDriver(const void* address, int effective_version);
 
+// The same question for a driver lookup (cuGetProcAddress) made by `caller`: RuntimeSeesRealDriver,
+// or `caller` is code of a main program with a CUDA runtime linked in statically (nvcc's default)
+// that a real driver of that version runs. Such a runtime looks up every driver entry, so the
+// entries it is handed decide what it sees; the program's own direct calls keep the clamp.
+bool LookupSeesRealDriver(const void* caller, int effective_version);
+
 // Under `cudyn run --cudart` (CUDYN_CUDART_PATH names the runtime cudyn's runtime layer uses): when
 // `caller` is code of another CUDA runtime library (IsCudaRuntimeCode, in a file other than that
 // one after realpath), warns once per process that this file's calls bypass cudyn. Without

@@ -537,6 +537,12 @@ bool RuntimeSeesRealDriver(const void* address, int effective_version) {
   return runtime < 0 || (runtime > 0 && RuntimeVersionMinDriver(runtime) <= effective_version);
 }
 
+bool LookupSeesRealDriver(const void* caller, int effective_version) {
+  if (RuntimeSeesRealDriver(caller, effective_version)) return true;
+  const int program_runtime = internal::MainProgramCudaRuntimeVersion(caller);
+  return program_runtime > 0 && RuntimeVersionMinDriver(program_runtime) <= effective_version;
+}
+
 namespace {
 
 // The runtime `cudyn run` chose (CUDYN_CUDART_PATH, resolved); empty when unset, not absolute,

@@ -22,6 +22,12 @@
 //    on such a driver (RuntimeSeesRealDriver). The clamp still holds for the program's own driver
 //    calls, and for its runtime calls through cudyn's runtime layer (loader/cudart.cc answers
 //    cudaDriverGetVersion under a clamp).
+//  * A runtime linked statically into the main program (nvcc's default) cannot be told from the
+//    program by the caller's object; it looks up every driver entry through cuGetProcAddress, so
+//    the program's lookups get the real driver's answers where a real driver of the clamped
+//    version runs that runtime (LookupSeesRealDriver): an 11.8 static runtime answered 103 at its
+//    first call under every clamp below 13.0 on the H100 before this rule. The program's direct
+//    calls (cuDriverGetVersion included) keep the clamp.
 //  * Under `cudyn run --cudart`, a CUDA runtime other than the one cudyn's runtime layer uses that
 //    calls cuGetProcAddress (every 11.3+ runtime, at its first call) or the first
 //    cuDriverGetVersion is reported once at warn (WarnIfOtherCudaRuntime): its calls bypass cudyn.
@@ -133,7 +139,9 @@ CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t fla
   *pfn = nullptr;
   Driver& driver = DefaultDriver();
   if (!driver.ok()) return static_cast<CUresult>(driver.error());
-  if (ServeRealDriver(driver, caller) && !EmulationDecidesGpuOffer(driver, symbol)) {
+  if (driver.effective_version() != driver.cuda_version() &&
+      LookupSeesRealDriver(caller, driver.effective_version()) &&
+      !EmulationDecidesGpuOffer(driver, symbol)) {
     // The real driver's own lookup; a v2 request on a driver without v2 (before 12.0) is answered
     // below, as for any client.
     if (v2) {

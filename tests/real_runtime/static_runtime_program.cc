@@ -1,0 +1,39 @@
+// A stand-in for a program with the CUDA runtime linked in statically (nvcc's default
+// -cudart static): built with embedded_runtime_lib.cc, the runtime's versioned entry-point table
+// is in the program itself; built alone (-DNO_RUNTIME_TABLE) it is a plain driver-API program.
+// Prints, for static_runtime_clamp_test.sh:
+//   lookup_driver=<cuDriverGetVersion looked up through cuGetProcAddress, as a runtime does>
+//   direct_driver=<the program's own call of the exported cuDriverGetVersion>
+// (-100 - rc on an error; exit 2 without a libcuda.so.1 or its cuGetProcAddress).
+#include <dlfcn.h>
+
+#include <cstdio>
+
+#ifndef NO_RUNTIME_TABLE
+extern "C" int embedded_runtime_driver_version();
+#endif
+
+int main() {
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (driver == nullptr) {
+    std::fprintf(stderr, "libcuda.so.1: %s\n", dlerror());
+    return 2;
+  }
+  using GetProcAddress = int (*)(const char*, void**, int, unsigned long long);
+  using DriverGetVersion = int (*)(int*);
+  auto lookup = reinterpret_cast<GetProcAddress>(dlsym(driver, "cuGetProcAddress"));
+  auto direct = reinterpret_cast<DriverGetVersion>(dlsym(driver, "cuDriverGetVersion"));
+  if (lookup == nullptr || direct == nullptr) return 2;
+  void* found = nullptr;
+  int rc = lookup("cuDriverGetVersion", &found, 11080, 0);
+  int version = 0;
+  if (rc == 0 && found != nullptr) rc = reinterpret_cast<DriverGetVersion>(found)(&version);
+  std::printf("lookup_driver=%d\n", rc == 0 ? version : -100 - rc);
+  rc = direct(&version);
+  std::printf("direct_driver=%d\n", rc == 0 ? version : -100 - rc);
+#ifndef NO_RUNTIME_TABLE
+  // Keeps the table in the link (embedded_runtime_lib.cc reads it).
+  std::printf("table_user=%d\n", embedded_runtime_driver_version());
+#endif
+  return 0;
+}
