@@ -1503,9 +1503,18 @@ cudaMemAllocNodeParams AllocParamsOf(const cudaMemAllocNodeParamsV2& in) {
   return out;
 }
 
+// The caller's node type as an int: any value may arrive, and one outside the enumeration is not
+// read as a cudaGraphNodeType (no enumerator has it).
+int NodeTypeOf(const cudaGraphNodeParams& p) {
+  static_assert(sizeof(p.type) == sizeof(int), "cudaGraphNodeType is an int");
+  int type = 0;
+  std::memcpy(&type, &p.type, sizeof(type));
+  return type;
+}
+
 // The union member a node type uses (its size), or -1 for a type 13.0 does not know.
 int UnionMemberSize(const cudaGraphNodeParams& p) {
-  switch (p.type) {
+  switch (NodeTypeOf(p)) {
     case cudaGraphNodeTypeKernel: return sizeof(p.kernel);
     case cudaGraphNodeTypeMemcpy: return sizeof(p.memcpy);
     case cudaGraphNodeTypeMemset: return sizeof(p.memset);
@@ -1601,7 +1610,7 @@ cudaError_t GraphAddNodeComposedImpl(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
   if (!DefaultEdgesOnly(dependencyData, n)) {
     return CannotExpress(rt, kIndex, "edge data (runtimes before 12.3 have only default edges)");
   }
-  switch (p->type) {
+  switch (NodeTypeOf(*p)) {
     case cudaGraphNodeTypeKernel: {
       auto fn = TypedCall<decltype(&cudaGraphAddKernelNode)>(rt, kCudart_cudaGraphAddKernelNode);
       if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
@@ -1729,7 +1738,7 @@ cudaError_t NodeSetParamsImpl(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGr
     if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);                         \
     return fn(node, __VA_ARGS__);                                                              \
   } while (0)
-  switch (p->type) {
+  switch (NodeTypeOf(*p)) {
     case cudaGraphNodeTypeKernel: {
       const cudaKernelNodeParams k = KernelParamsOf(p->kernel);
       CUDYN_SET(cudaGraphKernelNodeSetParams, cudaGraphExecKernelNodeSetParams, &k);

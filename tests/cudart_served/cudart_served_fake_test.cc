@@ -6,7 +6,8 @@
 // CUresult comes back as the cudaError_t of the same number; a driver without the entry answers
 // 35 and is not called; the 13.0 runtime serves the same entries itself. Also the composed entries
 // of inputs/cudart_adapters.tsv (cudaInitDevice, cudaFuncGetName, cudaGetDriverEntryPointByVersion,
-// cudaFuncGetParamInfo, cudaKernelSetAttributeForDevice) and the answer (35 or 801) of an entry no
+// cudaFuncGetParamInfo, cudaKernelSetAttributeForDevice, cudaGraphAddNode and the two
+// ...NodeSetParams over the runtime's typed node calls) and the answer (35 or 801) of an entry no
 // path serves. The 11080 driver's run checks only what a driver before 12.0 answers
 // (ServedBefore12): 35 with nothing called.
 #include <cuda.h>
@@ -923,11 +924,12 @@ class GraphNodes : public Served {
   // A zeroed cudaGraphNodeParams of `type` (its union has members with constructors: no
   // default constructor, so it lives in zeroed storage).
   // Each call takes the next of kSlots, so a test may hold several at once; last_ is the newest.
-  cudaGraphNodeParams& Params(cudaGraphNodeType type) {
+  // `type` is an int so that values no enumerator has are written as they are.
+  cudaGraphNodeParams& Params(int type) {
     auto* slot = &storage_[next_slot_++ % kSlots];
     std::memset(static_cast<void*>(slot), 0, sizeof(*slot));
     last_ = reinterpret_cast<cudaGraphNodeParams*>(slot);
-    last_->type = type;
+    std::memcpy(&last_->type, &type, sizeof(type));
     return *last_;
   }
   template <typename T>
@@ -1133,7 +1135,7 @@ TEST_F(GraphNodes, AddNodeRefusesWhat13RefusesAndWhatTheRuntimeCannotExpress) {
   EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, nullptr), cudaErrorInvalidValue);
   for (int type : {0x0c, 99, -1, static_cast<int>(cudaGraphNodeTypeCount)}) {
     EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0,
-                   &Params(static_cast<cudaGraphNodeType>(type))),
+                   &Params(type)),
               cudaErrorInvalidValue)
         << type;
   }
@@ -1298,7 +1300,7 @@ TEST_F(GraphNodes, SetParamsCallsTheTypedSetterOfEachType) {
                              RuntimeCalls("cudaGraphExecKernelNodeSetParams");
   EXPECT_EQ(set_(node_, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(exec_set_(exec_, node_, nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(set_(node_, &Params(static_cast<cudaGraphNodeType>(99))), cudaErrorInvalidValue);
+  EXPECT_EQ(set_(node_, &Params(99)), cudaErrorInvalidValue);
   Params(cudaGraphNodeTypeKernel).reserved0[1] = 1;
   EXPECT_EQ(set_(node_, last_), cudaErrorInvalidValue);
   Params(cudaGraphNodeTypeKernel).reserved2 = 1;
