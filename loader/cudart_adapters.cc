@@ -1503,14 +1503,16 @@ cudaMemAllocNodeParams AllocParamsOf(const cudaMemAllocNodeParamsV2& in) {
   return out;
 }
 
-// The caller's node type as an int: any value may arrive, and one outside the enumeration is not
-// read as a cudaGraphNodeType (no enumerator has it).
-int NodeTypeOf(const cudaGraphNodeParams& p) {
-  static_assert(sizeof(p.type) == sizeof(int), "cudaGraphNodeType is an int");
-  int type = 0;
-  std::memcpy(&type, &p.type, sizeof(type));
-  return type;
+// An enum field of the caller's struct as an int: any value may arrive, and one no enumerator has
+// is not loaded as the enum (UBSan's enum check; its value is still what the caller meant).
+template <typename Enum>
+int EnumValue(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int), "an int-sized enum");
+  int value = 0;
+  std::memcpy(&value, &field, sizeof(value));
+  return value;
 }
+int NodeTypeOf(const cudaGraphNodeParams& p) { return EnumValue(p.type); }
 
 // The union member a node type uses (its size), or -1 for a type 13.0 does not know.
 int UnionMemberSize(const cudaGraphNodeParams& p) {
@@ -1580,7 +1582,9 @@ cudaError_t ConditionalForDriver(Runtime* rt, const cudaGraphNodeParams& in, CUg
   std::memset(out, 0, sizeof(*out));
   out->type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
   out->conditional.handle = in.conditional.handle;
-  out->conditional.type = static_cast<CUgraphConditionalNodeType>(in.conditional.type);
+  std::memcpy(&out->conditional.type, &in.conditional.type, sizeof(out->conditional.type));
+  static_assert(sizeof(out->conditional.type) == sizeof(in.conditional.type),
+                "cudaGraphConditionalNodeType is CUgraphConditionalNodeType");
   out->conditional.size = in.conditional.size;
   out->conditional.phGraph_out = reinterpret_cast<CUgraph*>(in.conditional.phGraph_out);
   CUcontext context = nullptr;
@@ -1641,7 +1645,7 @@ cudaError_t GraphAddNodeComposedImpl(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
       if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
       // Older runtimes only clone. 13.0 takes any ownership but Move as a clone (ownership 7
       // answered 0 on the H100), so only Move cannot be expressed.
-      if (p->graph.ownership == cudaGraphChildGraphOwnershipMove) {
+      if (EnumValue(p->graph.ownership) == cudaGraphChildGraphOwnershipMove) {
         return CannotExpress(rt, kIndex, "a child graph moved into its node (older runtimes clone)");
       }
       return fn(pGraphNode, graph, deps, n, p->graph.graph);

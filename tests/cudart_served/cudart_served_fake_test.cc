@@ -1179,7 +1179,8 @@ TEST_F(GraphNodes, AddNodeRefusesWhat13RefusesAndWhatTheRuntimeCannotExpress) {
   edges[1].type = cudaGraphDependencyTypeDefault;
   EXPECT_EQ(add_(&node, graph_, deps_, edges, 2, &Params(cudaGraphNodeTypeEmpty)), cudaSuccess);
   EXPECT_EQ(RuntimeCalls("cudaGraphAddEmptyNode"), 1);
-  moved.graph.ownership = static_cast<cudaGraphChildGraphNodeOwnership>(7);
+  const int ownership = 7;
+  std::memcpy(&moved.graph.ownership, &ownership, sizeof(ownership));
   EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &moved), cudaSuccess);
   EXPECT_EQ(RuntimeCalls("cudaGraphAddChildGraphNode"), 1);
 }
