@@ -1332,10 +1332,10 @@ cudaError_t GraphConditionalHandleCreateDriver(cudaGraphConditionalHandle* pHand
 }
 
 // ---- cudaGraphAddNode / cudaGraphNodeSetParams / cudaGraphExecNodeSetParams (12.2+) on runtimes
-// that lack them: composed from the runtime's own typed node calls (cudaGraph_t, cudaGraphNode_t and
-// cudaGraphExec_t are the same handles), dispatched on cudaGraphNodeParams::type. Each typed call
-// is the runtime's binding of that 13.0 entry (Runtime::Probe: its own symbol, or what the tree
-// serves it with, e.g. 11.2's graph memory nodes from the driver). Why this is faithful: every
+// that lack them: composed from the runtime's own typed node calls (cudaGraph_t, cudaGraphNode_t
+// and cudaGraphExec_t are the same handles), dispatched on cudaGraphNodeParams::type. Each typed
+// call is the runtime's binding of that 13.0 entry (Runtime::Probe: its own symbol, or what the
+// tree serves it with, e.g. 11.2's graph memory nodes from the driver). Why this is faithful: every
 // union member is the typed call's struct field for field — asserted below against the 13.0
 // headers (V2 = V1), and cudart_layouts.inc (from the real 11.x/12.x headers) gives every field of
 // those typed structs its 13.0 offset — so each is copied field by field into the struct the typed
@@ -1343,13 +1343,14 @@ cudaError_t GraphConditionalHandleCreateDriver(cudaGraphConditionalHandle* pHand
 // and CUDA_MEMSET_NODE_PARAMS_v2.ctx have no cudaMemcpyNodeParams / cudaMemsetParamsV2 field): a
 // runtime fills them with the one context it has, its current device's, which is where the
 // older runtime's typed call puts the node too.
-// Conditional nodes have no typed runtime call: the driver's cuGraphAddNode / cuGraphNodeSetParams /
-// cuGraphExecNodeSetParams (12.2+) with the runtime's context, as cudaGraphConditionalHandleCreate
-// is served; a driver before 12.3 (no conditional nodes, no cuGraphConditionalHandleCreate) answers
-// 35, what a 13.0 runtime answers on a driver older than it.
-#define CUDYN_SAME_FIELD(rt_type, rt_field, cu_type, cu_field)               \
+// Conditional nodes have no typed runtime call: the driver's cuGraphAddNode / cuGraphNodeSetParams
+// / cuGraphExecNodeSetParams (12.2+) with the runtime's context, as
+// cudaGraphConditionalHandleCreate is served; a driver before 12.3 (no conditional nodes, no
+// cuGraphConditionalHandleCreate) answers 35, what a 13.0 runtime answers on a driver older than
+// it.
+#define CUDYN_SAME_FIELD(rt_type, rt_field, cu_type, cu_field)                \
   static_assert(offsetof(rt_type, rt_field) == offsetof(cu_type, cu_field) && \
-                    sizeof(static_cast<rt_type*>(nullptr)->rt_field) ==           \
+                    sizeof(static_cast<rt_type*>(nullptr)->rt_field) ==       \
                         sizeof(static_cast<cu_type*>(nullptr)->cu_field),     \
                 #rt_type "." #rt_field " is " #cu_type "." #cu_field);
 #define CUDYN_SAME_STRUCT(a, b) static_assert(sizeof(a) == sizeof(b), #a " is " #b);
@@ -1387,8 +1388,7 @@ CUDYN_SAME_FIELD(cudaExternalSemaphoreWaitNodeParamsV2, numExtSems,
 CUDYN_SAME_STRUCT(cudaMemAllocNodeParamsV2, cudaMemAllocNodeParams)
 CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, poolProps, cudaMemAllocNodeParams, poolProps)
 CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, accessDescs, cudaMemAllocNodeParams, accessDescs)
-CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, accessDescCount, cudaMemAllocNodeParams,
-                 accessDescCount)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, accessDescCount, cudaMemAllocNodeParams, accessDescCount)
 CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, bytesize, cudaMemAllocNodeParams, bytesize)
 CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, dptr, cudaMemAllocNodeParams, dptr)
 // The conditional member goes to the driver as CUgraphNodeParams (its ctx the runtime's).
@@ -1408,7 +1408,8 @@ static_assert(SameValue(cudaGraphNodeTypeConditional, CU_GRAPH_NODE_TYPE_CONDITI
                   SameValue(cudaGraphCondTypeWhile, CU_GRAPH_COND_TYPE_WHILE) &&
                   SameValue(cudaGraphCondTypeSwitch, CU_GRAPH_COND_TYPE_SWITCH),
               "cudaGraphNodeTypeConditional / cudaGraphConditionalNodeType are the driver's");
-static_assert(sizeof(cudaGraph_t) == sizeof(CUgraph) && sizeof(cudaGraphNode_t) == sizeof(CUgraphNode) &&
+static_assert(sizeof(cudaGraph_t) == sizeof(CUgraph) &&
+                  sizeof(cudaGraphNode_t) == sizeof(CUgraphNode) &&
                   sizeof(cudaGraphExec_t) == sizeof(CUgraphExec),
               "the runtime's graph handles are the driver's");
 
@@ -1550,8 +1551,9 @@ bool UnusedBytesZero(const cudaGraphNodeParams& p) {
 static_assert(sizeof(cudaGraphNodeParams::reserved1) >= sizeof(cudaMemcpyNodeParams) &&
                   sizeof(cudaGraphNodeParams::reserved1) >= sizeof(cudaMemAllocNodeParamsV2),
               "reserved1 spans the union");
-// cudaMemcpyNodeParams::flags and reserved ("must be zero"): 13.0 answers 1 for flags 1 or a non-zero
-// reserved (H100, driver 580), as here; no flag exists an older runtime would need to pass.
+// cudaMemcpyNodeParams::flags and reserved ("must be zero"): 13.0 answers 1 for flags 1 or a
+// non-zero reserved (H100, driver 580), as here; no flag exists an older runtime would need to
+// pass.
 bool MemcpyNodeFlagsZero(const cudaMemcpyNodeParams& p) {
   return p.flags == 0 &&
          AllZero(reinterpret_cast<const unsigned char*>(p.reserved), sizeof(p.reserved));
@@ -1574,7 +1576,8 @@ Fn TypedCall(Runtime* rt, int index) {
 
 // The caller's conditional member as the driver's CUgraphNodeParams, with the runtime's context
 // (its initialisation first, then cuCtxGetCurrent: the context the handle was created in).
-cudaError_t ConditionalForDriver(Runtime* rt, const cudaGraphNodeParams& in, CUgraphNodeParams* out) {
+cudaError_t ConditionalForDriver(Runtime* rt, const cudaGraphNodeParams& in,
+                                 CUgraphNodeParams* out) {
   auto ctx_get = reinterpret_cast<int (*)(CUcontext*)>(ServedDriverEntry(kEntry_cuCtxGetCurrent));
   if (ctx_get == nullptr) return cudaErrorInsufficientDriver;
   const cudaError_t init_rc = ServedInitialise(rt, ServedInit::kContext);
@@ -1640,13 +1643,14 @@ cudaError_t GraphAddNodeComposedImpl(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
       return fn(pGraphNode, graph, deps, n, &h);
     }
     case cudaGraphNodeTypeGraph: {
-      auto fn = TypedCall<decltype(&cudaGraphAddChildGraphNode)>(
-          rt, kCudart_cudaGraphAddChildGraphNode);
+      auto fn =
+          TypedCall<decltype(&cudaGraphAddChildGraphNode)>(rt, kCudart_cudaGraphAddChildGraphNode);
       if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
       // Older runtimes only clone. 13.0 takes any ownership but Move as a clone (ownership 7
       // answered 0 on the H100), so only Move cannot be expressed.
       if (EnumValue(p->graph.ownership) == cudaGraphChildGraphOwnershipMove) {
-        return CannotExpress(rt, kIndex, "a child graph moved into its node (older runtimes clone)");
+        return CannotExpress(rt, kIndex,
+                             "a child graph moved into its node (older runtimes clone)");
       }
       return fn(pGraphNode, graph, deps, n, p->graph.graph);
     }
@@ -1656,8 +1660,8 @@ cudaError_t GraphAddNodeComposedImpl(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
       return fn(pGraphNode, graph, deps, n);
     }
     case cudaGraphNodeTypeWaitEvent: {
-      auto fn = TypedCall<decltype(&cudaGraphAddEventWaitNode)>(rt,
-                                                                kCudart_cudaGraphAddEventWaitNode);
+      auto fn =
+          TypedCall<decltype(&cudaGraphAddEventWaitNode)>(rt, kCudart_cudaGraphAddEventWaitNode);
       if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
       return fn(pGraphNode, graph, deps, n, p->eventWait.event);
     }
@@ -1702,15 +1706,14 @@ cudaError_t GraphAddNodeComposedImpl(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
       CUgraphNodeParams cu;
       const cudaError_t rc = ConditionalForDriver(rt, *p, &cu);
       if (rc != cudaSuccess) return rc;
-      const int add_rc = add(reinterpret_cast<CUgraphNode*>(pGraphNode),
-                             reinterpret_cast<CUgraph>(graph),
-                             reinterpret_cast<const CUgraphNode*>(deps), n, &cu);
+      const int add_rc =
+          add(reinterpret_cast<CUgraphNode*>(pGraphNode), reinterpret_cast<CUgraph>(graph),
+              reinterpret_cast<const CUgraphNode*>(deps), n, &cu);
       // The driver hands back its array of body graphs in phGraph_out.
       p->conditional.phGraph_out = reinterpret_cast<cudaGraph_t*>(cu.conditional.phGraph_out);
       return CudaErrorFromDriver(add_rc);
     }
-    default:
-      return cudaErrorInvalidValue;  // no node type 13.0 knows
+    default: return cudaErrorInvalidValue;  // no node type 13.0 knows
   }
 }
 template <int I>
@@ -1728,19 +1731,20 @@ template <int I, bool kExec>
 cudaError_t NodeSetParamsImpl(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGraphNodeParams* p) {
   Runtime* rt = CudartAdapterRuntime(I);
   if (rt == nullptr) return CUDYN_NO_RUNTIME;
-  constexpr int kIndex = kExec ? kCudart_cudaGraphExecNodeSetParams : kCudart_cudaGraphNodeSetParams;
+  constexpr int kIndex =
+      kExec ? kCudart_cudaGraphExecNodeSetParams : kCudart_cudaGraphNodeSetParams;
   if (p == nullptr || !UnusedBytesZero(*p)) return cudaErrorInvalidValue;
-  // One typed setter per kind: graph (node, X) or exec (exec, node, X).
-#define CUDYN_SET(plain, exec_entry, ...)                                                      \
-  do {                                                                                         \
-    if (kExec) {                                                                               \
-      auto fn = TypedCall<decltype(&exec_entry)>(rt, kCudart_##exec_entry);                    \
-      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);                       \
-      return fn(exec, node, __VA_ARGS__);                                                      \
-    }                                                                                          \
-    auto fn = TypedCall<decltype(&plain)>(rt, kCudart_##plain);                                \
-    if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);                         \
-    return fn(node, __VA_ARGS__);                                                              \
+    // One typed setter per kind: graph (node, X) or exec (exec, node, X).
+#define CUDYN_SET(plain, exec_entry, ...)                                   \
+  do {                                                                      \
+    if (kExec) {                                                            \
+      auto fn = TypedCall<decltype(&exec_entry)>(rt, kCudart_##exec_entry); \
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);    \
+      return fn(exec, node, __VA_ARGS__);                                   \
+    }                                                                       \
+    auto fn = TypedCall<decltype(&plain)>(rt, kCudart_##plain);             \
+    if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);      \
+    return fn(node, __VA_ARGS__);                                           \
   } while (0)
   switch (NodeTypeOf(*p)) {
     case cudaGraphNodeTypeKernel: {
@@ -1817,8 +1821,7 @@ cudaError_t NodeSetParamsImpl(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGr
       if (rc != cudaSuccess) return rc;
       return CudaErrorFromDriver(set(reinterpret_cast<CUgraphNode>(node), &cu));
     }
-    default:
-      return cudaErrorInvalidValue;  // no node type 13.0 knows
+    default: return cudaErrorInvalidValue;  // no node type 13.0 knows
   }
 #undef CUDYN_SET
 }
@@ -1855,14 +1858,18 @@ const AdapterRow kAdapterRows[] = {
     CUDYN_ROW(GraphInstantiateFlags, "cudaGraphInstantiate"),
     CUDYN_ROW(GraphExecUpdateResultInfo, "cudaGraphExecUpdate"),
     CUDYN_ROW(StreamGetCaptureInfoNoEdges,
-              "cudaStreamGetCaptureInfo_v2\0" "cudaStreamGetCaptureInfo"),
+              "cudaStreamGetCaptureInfo_v2\0"
+              "cudaStreamGetCaptureInfo"),
     CUDYN_ROW(StreamGetCaptureInfoNoEdgesPtsz,
-              "cudaStreamGetCaptureInfo_v2_ptsz\0" "cudaStreamGetCaptureInfo_ptsz"),
+              "cudaStreamGetCaptureInfo_v2_ptsz\0"
+              "cudaStreamGetCaptureInfo_ptsz"),
     // Before 11.3 the driver's (cudaFree: the runtime's initialisation first).
     CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdges,
-              "cudaStreamUpdateCaptureDependencies\0" "cudaFree"),
+              "cudaStreamUpdateCaptureDependencies\0"
+              "cudaFree"),
     CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdgesPtsz,
-              "cudaStreamUpdateCaptureDependencies_ptsz\0" "cudaFree"),
+              "cudaStreamUpdateCaptureDependencies_ptsz\0"
+              "cudaFree"),
     CUDYN_ROW(GraphAddDependenciesNoEdges, "cudaGraphAddDependencies"),
     CUDYN_ROW(GraphRemoveDependenciesNoEdges, "cudaGraphRemoveDependencies"),
     CUDYN_ROW(GraphGetEdgesNoEdges, "cudaGraphGetEdges"),
@@ -1871,9 +1878,13 @@ const AdapterRow kAdapterRows[] = {
     // Before 11.3 (no cudaGetDriverEntryPoint) the driver answers: bound on any runtime.
     CUDYN_ROW(GetDriverEntryPointStatus, "cudaGetDriverEntryPoint\0cudaRuntimeGetVersion"),
     CUDYN_ROW(GetDriverEntryPointStatusPtsz, "cudaGetDriverEntryPoint_ptsz\0cudaRuntimeGetVersion"),
-    CUDYN_ROW(DevicePropConvert, "cudaGetDeviceProperties_v2\0" "cudaGetDeviceProperties"),
+    CUDYN_ROW(DevicePropConvert,
+              "cudaGetDeviceProperties_v2\0"
+              "cudaGetDeviceProperties"),
     CUDYN_ROW(ChooseDevicePropConvert, "cudaChooseDevice"),
-    CUDYN_ROW(CreateTextureObjectConvert, "cudaCreateTextureObject_v2\0" "cudaCreateTextureObject"),
+    CUDYN_ROW(CreateTextureObjectConvert,
+              "cudaCreateTextureObject_v2\0"
+              "cudaCreateTextureObject"),
     CUDYN_ROW(CreateSurfaceObjectConvert, "cudaCreateSurfaceObject"),
     CUDYN_ROW(GetTextureObjectResourceDescConvert, "cudaGetTextureObjectResourceDesc"),
     CUDYN_ROW(GetSurfaceObjectResourceDescConvert, "cudaGetSurfaceObjectResourceDesc"),

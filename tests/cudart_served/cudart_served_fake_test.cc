@@ -959,7 +959,8 @@ class GraphNodes : public Served {
   decltype(&cudaGraphNodeSetParams) set_ = nullptr;
   decltype(&cudaGraphExecNodeSetParams) exec_set_ = nullptr;
   static constexpr int kSlots = 32;
-  std::aligned_storage_t<sizeof(cudaGraphNodeParams), alignof(cudaGraphNodeParams)> storage_[kSlots];
+  std::aligned_storage_t<sizeof(cudaGraphNodeParams), alignof(cudaGraphNodeParams)>
+      storage_[kSlots];
   int next_slot_ = 0;
   cudaGraphNodeParams* last_ = nullptr;
   const cudaGraph_t graph_ = reinterpret_cast<cudaGraph_t>(0x52);
@@ -1134,34 +1135,27 @@ TEST_F(GraphNodes, AddNodeRefusesWhat13RefusesAndWhatTheRuntimeCannotExpress) {
   cudaGraphNode_t node = nullptr;
   EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, nullptr), cudaErrorInvalidValue);
   for (int type : {0x0c, 99, -1, static_cast<int>(cudaGraphNodeTypeCount)}) {
-    EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0,
-                   &Params(type)),
-              cudaErrorInvalidValue)
+    EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &Params(type)), cudaErrorInvalidValue)
         << type;
   }
   Params(cudaGraphNodeTypeKernel).reserved0[2] = 1;
-  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_), cudaErrorInvalidValue);
   Params(cudaGraphNodeTypeKernel).reserved2 = 1;
-  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_), cudaErrorInvalidValue);
   // A byte just past the kernel member; an empty node has no member at all.
   cudaGraphNodeParams& past = Params(cudaGraphNodeTypeKernel);
   reinterpret_cast<unsigned char*>(&past.kernel)[sizeof(past.kernel)] = 1;
   EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &past), cudaErrorInvalidValue);
   Params(cudaGraphNodeTypeEmpty).reserved1[0] = 5;
-  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_), cudaErrorInvalidValue);
   // The last byte of the union counts for the largest member too.
   cudaGraphNodeParams& last = Params(cudaGraphNodeTypeMemcpy);
   last.reserved1[28] = 1;
   EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &last), cudaErrorInvalidValue);
   Params(cudaGraphNodeTypeMemcpy).memcpy.flags = 1;
-  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_), cudaErrorInvalidValue);
   Params(cudaGraphNodeTypeMemcpy).memcpy.reserved[1] = 1;
-  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_), cudaErrorInvalidValue);
   cudaGraphNodeParams& moved = Params(cudaGraphNodeTypeGraph);
   moved.graph.graph = reinterpret_cast<cudaGraph_t>(0x8000);
   moved.graph.ownership = cudaGraphChildGraphOwnershipMove;
@@ -1287,7 +1281,8 @@ TEST_F(GraphNodes, SetParamsCallsTheTypedSetterOfEachType) {
     EXPECT_EQ(exec_set_(exec_, node_, &Params(type)), cudaErrorNotSupported) << type;
   }
   // Empty: the node's type decides (the fake's cudaGraphNodeGetType writes what it is told).
-  const cudaGraphNodeType kernel_type = cudaGraphNodeTypeKernel, empty_type = cudaGraphNodeTypeEmpty;
+  const cudaGraphNodeType kernel_type = cudaGraphNodeTypeKernel,
+                          empty_type = cudaGraphNodeTypeEmpty;
   set_out_("cudaGraphNodeGetType", 1, &kernel_type, sizeof(kernel_type));
   EXPECT_EQ(set_(node_, &Params(cudaGraphNodeTypeEmpty)), cudaErrorInvalidValue);
   set_out_("cudaGraphNodeGetType", 1, &empty_type, sizeof(empty_type));
@@ -1305,8 +1300,7 @@ TEST_F(GraphNodes, SetParamsCallsTheTypedSetterOfEachType) {
   Params(cudaGraphNodeTypeKernel).reserved0[1] = 1;
   EXPECT_EQ(set_(node_, last_), cudaErrorInvalidValue);
   Params(cudaGraphNodeTypeKernel).reserved2 = 1;
-  EXPECT_EQ(exec_set_(exec_, node_, last_),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(exec_set_(exec_, node_, last_), cudaErrorInvalidValue);
   EXPECT_EQ(RuntimeCalls("cudaGraphKernelNodeSetParams") +
                 RuntimeCalls("cudaGraphExecKernelNodeSetParams"),
             setters_before);
@@ -1362,8 +1356,8 @@ TEST_F(GraphNodes, ConditionalNodesGoToTheDriverWithTheRuntimesContext) {
     drv_.set_result("cuGraphAddNode", 1);
     EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &p), cudaErrorInvalidValue);
   }
-  for (const char* symbol : {"cudaGraphAddKernelNode", "cudaGraphAddEmptyNode",
-                             "cudaGraphAddChildGraphNode"}) {
+  for (const char* symbol :
+       {"cudaGraphAddKernelNode", "cudaGraphAddEmptyNode", "cudaGraphAddChildGraphNode"}) {
     EXPECT_EQ(RuntimeCalls(symbol), 0) << symbol;
   }
 }

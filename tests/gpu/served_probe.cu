@@ -58,7 +58,9 @@ std::string MappedRuntimes() {
 // Whether out[0..31] is base + i and out[32..63] is fill, read back from the device.
 bool Holds(const int* device_out, int base, int fill) {
   int host[64] = {};
-  if (cudaMemcpy(host, device_out, sizeof(host), cudaMemcpyDeviceToHost) != cudaSuccess) return false;
+  if (cudaMemcpy(host, device_out, sizeof(host), cudaMemcpyDeviceToHost) != cudaSuccess) {
+    return false;
+  }
   for (int i = 0; i < 64; ++i) {
     if (host[i] != (i < 32 ? base + i : fill)) return false;
   }

@@ -56,9 +56,8 @@ int Choose(int argc, char** argv) {
   const int missing = rt->BindAll();
   std::printf("missing=%d\n", missing);
   for (int index : {cudyn::kCudart_cudaMemAdvise, cudyn::kCudart_cudaGraphAddNode,
-                    cudyn::kCudart_cudaGetKernel,
-                    cudyn::kCudart_cudaGetDeviceProperties, cudyn::kCudart_cudaMemcpy,
-                    cudyn::kCudart_cudaGraphInstantiate,
+                    cudyn::kCudart_cudaGetKernel, cudyn::kCudart_cudaGetDeviceProperties,
+                    cudyn::kCudart_cudaMemcpy, cudyn::kCudart_cudaGraphInstantiate,
                     // Texture / surface descriptors: converted between layouts on 11.x / 12.x.
                     cudyn::kCudart_cudaCreateTextureObject, cudyn::kCudart_cudaCreateSurfaceObject,
                     cudyn::kCudart_cudaGetTextureObjectResourceDesc,

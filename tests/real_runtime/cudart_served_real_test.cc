@@ -46,7 +46,8 @@ bool IsServed(int index, int family) {
 }
 
 // The composed entries (inputs/cudart_adapters.tsv) added with the clean-error answer.
-constexpr int kComposed[] = {cudyn::kCudart_cudaInitDevice, cudyn::kCudart_cudaFuncGetName,
+constexpr int kComposed[] = {cudyn::kCudart_cudaInitDevice,
+                             cudyn::kCudart_cudaFuncGetName,
                              cudyn::kCudart_cudaGetDriverEntryPointByVersion,
                              cudyn::kCudart_cudaGetDriverEntryPointByVersion_ptsz,
                              cudyn::kCudart_cudaFuncGetParamInfo,
@@ -123,22 +124,22 @@ int Served(char** argv) {
               param_info != nullptr ? param_info(&not_a_stub, 0, &param_offset, &param_size) : -1);
   // cudaGraphAddNode: a NULL nodeParams is refused before any call (13.0: 1); an empty node is
   // what the runtime's own cudaGraphAddEmptyNode answers for the same arguments (asked first).
-  auto add_node = reinterpret_cast<decltype(&cudaGraphAddNode)>(
-      rt->Resolve(cudyn::kCudart_cudaGraphAddNode));
-  auto add_empty = reinterpret_cast<decltype(&cudaGraphAddEmptyNode)>(
-      rt->Symbol("cudaGraphAddEmptyNode"));
+  auto add_node =
+      reinterpret_cast<decltype(&cudaGraphAddNode)>(rt->Resolve(cudyn::kCudart_cudaGraphAddNode));
+  auto add_empty =
+      reinterpret_cast<decltype(&cudaGraphAddEmptyNode)>(rt->Symbol("cudaGraphAddEmptyNode"));
   cudaGraphNode_t graph_node = nullptr;
   alignas(cudaGraphNodeParams) unsigned char node_storage[sizeof(cudaGraphNodeParams)] = {};
   auto* node_params = reinterpret_cast<cudaGraphNodeParams*>(node_storage);
   node_params->type = cudaGraphNodeTypeEmpty;
   std::printf("add_empty_direct_rc=%d\n",
               add_empty != nullptr ? add_empty(&graph_node, nullptr, nullptr, 0) : -1);
-  std::printf("add_node_empty_rc=%d\n",
-              add_node != nullptr ? add_node(&graph_node, nullptr, nullptr, nullptr, 0, node_params)
-                                  : -1);
-  std::printf("add_node_null_rc=%d\n",
-              add_node != nullptr ? add_node(&graph_node, nullptr, nullptr, nullptr, 0, nullptr)
-                                  : -1);
+  std::printf(
+      "add_node_empty_rc=%d\n",
+      add_node != nullptr ? add_node(&graph_node, nullptr, nullptr, nullptr, 0, node_params) : -1);
+  std::printf(
+      "add_node_null_rc=%d\n",
+      add_node != nullptr ? add_node(&graph_node, nullptr, nullptr, nullptr, 0, nullptr) : -1);
   // What the runtime and the driver answer themselves.
   auto runtime_free = reinterpret_cast<int (*)(void*)>(rt->Symbol("cudaFree"));
   std::printf("runtime_free_rc=%d\n", runtime_free != nullptr ? runtime_free(nullptr) : -1);
