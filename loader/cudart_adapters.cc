@@ -1331,6 +1331,510 @@ cudaError_t GraphConditionalHandleCreateDriver(cudaGraphConditionalHandle* pHand
       GraphConditionalHandleCreateDriverImpl<I>(pHandle_out, graph, defaultLaunchValue, flags));
 }
 
+// ---- cudaGraphAddNode / cudaGraphNodeSetParams / cudaGraphExecNodeSetParams (12.2+) on runtimes
+// that lack them: composed from the runtime's own typed node calls (cudaGraph_t, cudaGraphNode_t
+// and cudaGraphExec_t are the same handles), dispatched on cudaGraphNodeParams::type. Each typed
+// call is the runtime's binding of that 13.0 entry (Runtime::Probe: its own symbol, or what the
+// tree serves it with, e.g. 11.2's graph memory nodes from the driver). Why this is faithful: every
+// union member is the typed call's struct field for field — asserted below against the 13.0
+// headers (V2 = V1), and cudart_layouts.inc (from the real 11.x/12.x headers) gives every field of
+// those typed structs its 13.0 offset — so each is copied field by field into the struct the typed
+// call takes. The runtime structs carry no context (the driver's CUDA_MEMCPY_NODE_PARAMS.copyCtx
+// and CUDA_MEMSET_NODE_PARAMS_v2.ctx have no cudaMemcpyNodeParams / cudaMemsetParamsV2 field): a
+// runtime fills them with the one context it has, its current device's, which is where the
+// older runtime's typed call puts the node too.
+// Conditional nodes have no typed runtime call: the driver's cuGraphAddNode / cuGraphNodeSetParams
+// / cuGraphExecNodeSetParams (12.2+) with the runtime's context, as
+// cudaGraphConditionalHandleCreate is served; a driver before 12.3 (no conditional nodes, no
+// cuGraphConditionalHandleCreate) answers 35, what a 13.0 runtime answers on a driver older than
+// it.
+#define CUDYN_SAME_FIELD(rt_type, rt_field, cu_type, cu_field)                \
+  static_assert(offsetof(rt_type, rt_field) == offsetof(cu_type, cu_field) && \
+                    sizeof(static_cast<rt_type*>(nullptr)->rt_field) ==       \
+                        sizeof(static_cast<cu_type*>(nullptr)->cu_field),     \
+                #rt_type "." #rt_field " is " #cu_type "." #cu_field);
+#define CUDYN_SAME_STRUCT(a, b) static_assert(sizeof(a) == sizeof(b), #a " is " #b);
+CUDYN_SAME_STRUCT(cudaKernelNodeParamsV2, cudaKernelNodeParams)
+CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, func, cudaKernelNodeParams, func)
+CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, gridDim, cudaKernelNodeParams, gridDim)
+CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, blockDim, cudaKernelNodeParams, blockDim)
+CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, sharedMemBytes, cudaKernelNodeParams, sharedMemBytes)
+CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, kernelParams, cudaKernelNodeParams, kernelParams)
+CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, extra, cudaKernelNodeParams, extra)
+CUDYN_SAME_STRUCT(cudaMemsetParamsV2, cudaMemsetParams)
+CUDYN_SAME_FIELD(cudaMemsetParamsV2, dst, cudaMemsetParams, dst)
+CUDYN_SAME_FIELD(cudaMemsetParamsV2, pitch, cudaMemsetParams, pitch)
+CUDYN_SAME_FIELD(cudaMemsetParamsV2, value, cudaMemsetParams, value)
+CUDYN_SAME_FIELD(cudaMemsetParamsV2, elementSize, cudaMemsetParams, elementSize)
+CUDYN_SAME_FIELD(cudaMemsetParamsV2, width, cudaMemsetParams, width)
+CUDYN_SAME_FIELD(cudaMemsetParamsV2, height, cudaMemsetParams, height)
+CUDYN_SAME_STRUCT(cudaHostNodeParamsV2, cudaHostNodeParams)
+CUDYN_SAME_FIELD(cudaHostNodeParamsV2, fn, cudaHostNodeParams, fn)
+CUDYN_SAME_FIELD(cudaHostNodeParamsV2, userData, cudaHostNodeParams, userData)
+CUDYN_SAME_STRUCT(cudaExternalSemaphoreSignalNodeParamsV2, cudaExternalSemaphoreSignalNodeParams)
+CUDYN_SAME_FIELD(cudaExternalSemaphoreSignalNodeParamsV2, extSemArray,
+                 cudaExternalSemaphoreSignalNodeParams, extSemArray)
+CUDYN_SAME_FIELD(cudaExternalSemaphoreSignalNodeParamsV2, paramsArray,
+                 cudaExternalSemaphoreSignalNodeParams, paramsArray)
+CUDYN_SAME_FIELD(cudaExternalSemaphoreSignalNodeParamsV2, numExtSems,
+                 cudaExternalSemaphoreSignalNodeParams, numExtSems)
+CUDYN_SAME_STRUCT(cudaExternalSemaphoreWaitNodeParamsV2, cudaExternalSemaphoreWaitNodeParams)
+CUDYN_SAME_FIELD(cudaExternalSemaphoreWaitNodeParamsV2, extSemArray,
+                 cudaExternalSemaphoreWaitNodeParams, extSemArray)
+CUDYN_SAME_FIELD(cudaExternalSemaphoreWaitNodeParamsV2, paramsArray,
+                 cudaExternalSemaphoreWaitNodeParams, paramsArray)
+CUDYN_SAME_FIELD(cudaExternalSemaphoreWaitNodeParamsV2, numExtSems,
+                 cudaExternalSemaphoreWaitNodeParams, numExtSems)
+CUDYN_SAME_STRUCT(cudaMemAllocNodeParamsV2, cudaMemAllocNodeParams)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, poolProps, cudaMemAllocNodeParams, poolProps)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, accessDescs, cudaMemAllocNodeParams, accessDescs)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, accessDescCount, cudaMemAllocNodeParams, accessDescCount)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, bytesize, cudaMemAllocNodeParams, bytesize)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, dptr, cudaMemAllocNodeParams, dptr)
+// The conditional member goes to the driver as CUgraphNodeParams (its ctx the runtime's).
+CUDYN_SAME_STRUCT(cudaGraphNodeParams, CUgraphNodeParams)
+CUDYN_SAME_FIELD(cudaGraphNodeParams, type, CUgraphNodeParams, type)
+CUDYN_SAME_FIELD(cudaGraphNodeParams, reserved0, CUgraphNodeParams, reserved0)
+CUDYN_SAME_FIELD(cudaGraphNodeParams, reserved2, CUgraphNodeParams, reserved2)
+CUDYN_SAME_FIELD(cudaGraphNodeParams, conditional.handle, CUgraphNodeParams, conditional.handle)
+CUDYN_SAME_FIELD(cudaGraphNodeParams, conditional.type, CUgraphNodeParams, conditional.type)
+CUDYN_SAME_FIELD(cudaGraphNodeParams, conditional.size, CUgraphNodeParams, conditional.size)
+CUDYN_SAME_FIELD(cudaGraphNodeParams, conditional.phGraph_out, CUgraphNodeParams,
+                 conditional.phGraph_out)
+#undef CUDYN_SAME_STRUCT
+#undef CUDYN_SAME_FIELD
+static_assert(SameValue(cudaGraphNodeTypeConditional, CU_GRAPH_NODE_TYPE_CONDITIONAL) &&
+                  SameValue(cudaGraphCondTypeIf, CU_GRAPH_COND_TYPE_IF) &&
+                  SameValue(cudaGraphCondTypeWhile, CU_GRAPH_COND_TYPE_WHILE) &&
+                  SameValue(cudaGraphCondTypeSwitch, CU_GRAPH_COND_TYPE_SWITCH),
+              "cudaGraphNodeTypeConditional / cudaGraphConditionalNodeType are the driver's");
+static_assert(sizeof(cudaGraph_t) == sizeof(CUgraph) &&
+                  sizeof(cudaGraphNode_t) == sizeof(CUgraphNode) &&
+                  sizeof(cudaGraphExec_t) == sizeof(CUgraphExec),
+              "the runtime's graph handles are the driver's");
+
+// The typed structs the runtime's calls take have, in every older family, each field where 13.0
+// has it (the real headers' facts, cudart_layouts.inc), so the 13.0 struct is what they read.
+constexpr bool LayoutUnchanged(LayoutId id) {
+  if (LayoutBytes(id, 13) == 0 || LayoutBytes(id, 12) != LayoutBytes(id, 13) ||
+      LayoutBytes(id, 11) != LayoutBytes(id, 13)) {
+    return false;
+  }
+  for (const LayoutField& f : kLayoutFields) {
+    if (f.id == id && (f.off12 != f.off13 || f.off11 != f.off13)) return false;
+  }
+  return true;
+}
+static_assert(LayoutUnchanged(LayoutId::kcudaKernelNodeParams) &&
+                  LayoutBytes(LayoutId::kcudaKernelNodeParams, 13) == sizeof(cudaKernelNodeParams),
+              "cudaKernelNodeParams moved in an older runtime");
+static_assert(LayoutUnchanged(LayoutId::kcudaMemcpy3DParms) &&
+                  LayoutBytes(LayoutId::kcudaMemcpy3DParms, 13) == sizeof(cudaMemcpy3DParms),
+              "cudaMemcpy3DParms moved in an older runtime");
+static_assert(LayoutUnchanged(LayoutId::kcudaMemsetParams) &&
+                  LayoutBytes(LayoutId::kcudaMemsetParams, 13) == sizeof(cudaMemsetParams),
+              "cudaMemsetParams moved in an older runtime");
+static_assert(LayoutUnchanged(LayoutId::kcudaHostNodeParams) &&
+                  LayoutBytes(LayoutId::kcudaHostNodeParams, 13) == sizeof(cudaHostNodeParams),
+              "cudaHostNodeParams moved in an older runtime");
+static_assert(LayoutUnchanged(LayoutId::kcudaExternalSemaphoreSignalNodeParams) &&
+                  LayoutUnchanged(LayoutId::kcudaExternalSemaphoreSignalParams) &&
+                  LayoutBytes(LayoutId::kcudaExternalSemaphoreSignalParams, 13) ==
+                      sizeof(cudaExternalSemaphoreSignalParams),
+              "the external semaphore signal node's structs moved in an older runtime");
+static_assert(LayoutUnchanged(LayoutId::kcudaExternalSemaphoreWaitNodeParams) &&
+                  LayoutUnchanged(LayoutId::kcudaExternalSemaphoreWaitParams) &&
+                  LayoutBytes(LayoutId::kcudaExternalSemaphoreWaitParams, 13) ==
+                      sizeof(cudaExternalSemaphoreWaitParams),
+              "the external semaphore wait node's structs moved in an older runtime");
+
+cudaKernelNodeParams KernelParamsOf(const cudaKernelNodeParamsV2& in) {
+  cudaKernelNodeParams out;
+  std::memset(static_cast<void*>(&out), 0, sizeof(out));  // padding too (dim3 has constructors)
+  out.func = in.func;
+  out.gridDim = in.gridDim;
+  out.blockDim = in.blockDim;
+  out.sharedMemBytes = in.sharedMemBytes;
+  out.kernelParams = in.kernelParams;
+  out.extra = in.extra;
+  return out;
+}
+cudaMemsetParams MemsetParamsOf(const cudaMemsetParamsV2& in) {
+  cudaMemsetParams out;
+  std::memset(&out, 0, sizeof(out));
+  out.dst = in.dst;
+  out.pitch = in.pitch;
+  out.value = in.value;
+  out.elementSize = in.elementSize;
+  out.width = in.width;
+  out.height = in.height;
+  return out;
+}
+cudaHostNodeParams HostParamsOf(const cudaHostNodeParamsV2& in) {
+  cudaHostNodeParams out;
+  out.fn = in.fn;
+  out.userData = in.userData;
+  return out;
+}
+cudaExternalSemaphoreSignalNodeParams SignalParamsOf(
+    const cudaExternalSemaphoreSignalNodeParamsV2& in) {
+  cudaExternalSemaphoreSignalNodeParams out;
+  std::memset(&out, 0, sizeof(out));
+  out.extSemArray = in.extSemArray;
+  out.paramsArray = in.paramsArray;
+  out.numExtSems = in.numExtSems;
+  return out;
+}
+cudaExternalSemaphoreWaitNodeParams WaitParamsOf(const cudaExternalSemaphoreWaitNodeParamsV2& in) {
+  cudaExternalSemaphoreWaitNodeParams out;
+  std::memset(&out, 0, sizeof(out));
+  out.extSemArray = in.extSemArray;
+  out.paramsArray = in.paramsArray;
+  out.numExtSems = in.numExtSems;
+  return out;
+}
+cudaMemAllocNodeParams AllocParamsOf(const cudaMemAllocNodeParamsV2& in) {
+  cudaMemAllocNodeParams out;
+  std::memset(&out, 0, sizeof(out));
+  out.poolProps = in.poolProps;
+  out.accessDescs = in.accessDescs;
+  out.accessDescCount = in.accessDescCount;
+  out.bytesize = in.bytesize;
+  out.dptr = in.dptr;
+  return out;
+}
+
+// An enum field of the caller's struct as an int: any value may arrive, and one no enumerator has
+// is not loaded as the enum (UBSan's enum check; its value is still what the caller meant).
+template <typename Enum>
+int EnumValue(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int), "an int-sized enum");
+  int value = 0;
+  std::memcpy(&value, &field, sizeof(value));
+  return value;
+}
+int NodeTypeOf(const cudaGraphNodeParams& p) { return EnumValue(p.type); }
+
+// The union member a node type uses (its size), or -1 for a type 13.0 does not know.
+int UnionMemberSize(const cudaGraphNodeParams& p) {
+  switch (NodeTypeOf(p)) {
+    case cudaGraphNodeTypeKernel: return sizeof(p.kernel);
+    case cudaGraphNodeTypeMemcpy: return sizeof(p.memcpy);
+    case cudaGraphNodeTypeMemset: return sizeof(p.memset);
+    case cudaGraphNodeTypeHost: return sizeof(p.host);
+    case cudaGraphNodeTypeGraph: return sizeof(p.graph);
+    case cudaGraphNodeTypeEmpty: return 0;
+    case cudaGraphNodeTypeWaitEvent: return sizeof(p.eventWait);
+    case cudaGraphNodeTypeEventRecord: return sizeof(p.eventRecord);
+    case cudaGraphNodeTypeExtSemaphoreSignal: return sizeof(p.extSemSignal);
+    case cudaGraphNodeTypeExtSemaphoreWait: return sizeof(p.extSemWait);
+    case cudaGraphNodeTypeMemAlloc: return sizeof(p.alloc);
+    case cudaGraphNodeTypeMemFree: return sizeof(p.free);
+    case cudaGraphNodeTypeConditional: return sizeof(p.conditional);
+    default: return -1;
+  }
+}
+// What a 13.0 runtime checks of the caller's cudaGraphNodeParams before any node call ("all
+// unused bytes - that is, reserved0 and all bytes past the utilized union member - must be set to
+// zero"). 13.0 (H100, driver 580): a NULL nodeParams, a type it does not know (0x0c, 99, -1,
+// cudaGraphNodeTypeCount), a non-zero reserved0 or reserved2, a non-zero byte past the kernel
+// member or anywhere in an empty node's union answer 1 cudaErrorInvalidValue, from all three calls.
+bool UnusedBytesZero(const cudaGraphNodeParams& p) {
+  const int used = UnionMemberSize(p);
+  if (used < 0) return false;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&p);
+  const int union_at = static_cast<int>(offsetof(cudaGraphNodeParams, reserved1));
+  return AllZero(reinterpret_cast<const unsigned char*>(p.reserved0), sizeof(p.reserved0)) &&
+         p.reserved2 == 0 &&
+         AllZero(bytes + union_at + used, static_cast<int>(sizeof(p.reserved1)) - used);
+}
+static_assert(sizeof(cudaGraphNodeParams::reserved1) >= sizeof(cudaMemcpyNodeParams) &&
+                  sizeof(cudaGraphNodeParams::reserved1) >= sizeof(cudaMemAllocNodeParamsV2),
+              "reserved1 spans the union");
+// cudaMemcpyNodeParams::flags and reserved ("must be zero"): 13.0 answers 1 for flags 1 or a
+// non-zero reserved (H100, driver 580), as here; no flag exists an older runtime would need to
+// pass.
+bool MemcpyNodeFlagsZero(const cudaMemcpyNodeParams& p) {
+  return p.flags == 0 &&
+         AllZero(reinterpret_cast<const unsigned char*>(p.reserved), sizeof(p.reserved));
+}
+// Edge data an older runtime can express: none, or every edge the default (all bytes zero: port
+// 0, cudaGraphDependencyTypeDefault), which is what NULL means.
+bool DefaultEdgesOnly(const cudaGraphEdgeData* edges, size_t n) {
+  if (edges == nullptr) return true;
+  for (size_t k = 0; k < n; ++k) {
+    if (!AllZero(reinterpret_cast<const unsigned char*>(&edges[k]), sizeof(edges[k]))) return false;
+  }
+  return true;
+}
+
+// The runtime's binding of the typed 13.0 entry `index` (its own symbol, or the tree's adapter).
+template <typename Fn>
+Fn TypedCall(Runtime* rt, int index) {
+  return reinterpret_cast<Fn>(rt->Probe(index));
+}
+
+// The caller's conditional member as the driver's CUgraphNodeParams, with the runtime's context
+// (its initialisation first, then cuCtxGetCurrent: the context the handle was created in).
+cudaError_t ConditionalForDriver(Runtime* rt, const cudaGraphNodeParams& in,
+                                 CUgraphNodeParams* out) {
+  auto ctx_get = reinterpret_cast<int (*)(CUcontext*)>(ServedDriverEntry(kEntry_cuCtxGetCurrent));
+  if (ctx_get == nullptr) return cudaErrorInsufficientDriver;
+  const cudaError_t init_rc = ServedInitialise(rt, ServedInit::kContext);
+  if (init_rc != cudaSuccess) return init_rc;
+  std::memset(out, 0, sizeof(*out));
+  out->type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  out->conditional.handle = in.conditional.handle;
+  std::memcpy(&out->conditional.type, &in.conditional.type, sizeof(out->conditional.type));
+  static_assert(sizeof(out->conditional.type) == sizeof(in.conditional.type),
+                "cudaGraphConditionalNodeType is CUgraphConditionalNodeType");
+  out->conditional.size = in.conditional.size;
+  out->conditional.phGraph_out = reinterpret_cast<CUgraph*>(in.conditional.phGraph_out);
+  CUcontext context = nullptr;
+  const int ctx_rc = ctx_get(&context);
+  if (ctx_rc != 0) return CudaErrorFromDriver(ctx_rc);
+  out->conditional.ctx = context;
+  return cudaSuccess;
+}
+// The driver entry `index` for a conditional node, or null where the driver has no conditional
+// nodes (before 12.3: no cuGraphConditionalHandleCreate, so no handle such a node could name).
+void* ConditionalDriverEntry(int index) {
+  if (ServedDriverEntry(kEntry_cuGraphConditionalHandleCreate) == nullptr) return nullptr;
+  return ServedDriverEntry(index);
+}
+
+constexpr const char* kNoTypedCall = "a node type this runtime has no typed call for";
+
+template <int I>
+cudaError_t GraphAddNodeComposedImpl(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* deps,
+                                     const cudaGraphEdgeData* dependencyData, size_t n,
+                                     cudaGraphNodeParams* p) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
+  constexpr int kIndex = kCudart_cudaGraphAddNode;
+  if (p == nullptr || !UnusedBytesZero(*p)) return cudaErrorInvalidValue;
+  if (!DefaultEdgesOnly(dependencyData, n)) {
+    return CannotExpress(rt, kIndex, "edge data (runtimes before 12.3 have only default edges)");
+  }
+  switch (NodeTypeOf(*p)) {
+    case cudaGraphNodeTypeKernel: {
+      auto fn = TypedCall<decltype(&cudaGraphAddKernelNode)>(rt, kCudart_cudaGraphAddKernelNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      const cudaKernelNodeParams k = KernelParamsOf(p->kernel);
+      return fn(pGraphNode, graph, deps, n, &k);
+    }
+    case cudaGraphNodeTypeMemcpy: {
+      auto fn = TypedCall<decltype(&cudaGraphAddMemcpyNode)>(rt, kCudart_cudaGraphAddMemcpyNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      if (!MemcpyNodeFlagsZero(p->memcpy)) return cudaErrorInvalidValue;
+      return fn(pGraphNode, graph, deps, n, &p->memcpy.copyParams);
+    }
+    case cudaGraphNodeTypeMemset: {
+      auto fn = TypedCall<decltype(&cudaGraphAddMemsetNode)>(rt, kCudart_cudaGraphAddMemsetNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      const cudaMemsetParams m = MemsetParamsOf(p->memset);
+      return fn(pGraphNode, graph, deps, n, &m);
+    }
+    case cudaGraphNodeTypeHost: {
+      auto fn = TypedCall<decltype(&cudaGraphAddHostNode)>(rt, kCudart_cudaGraphAddHostNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      const cudaHostNodeParams h = HostParamsOf(p->host);
+      return fn(pGraphNode, graph, deps, n, &h);
+    }
+    case cudaGraphNodeTypeGraph: {
+      auto fn =
+          TypedCall<decltype(&cudaGraphAddChildGraphNode)>(rt, kCudart_cudaGraphAddChildGraphNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      // Older runtimes only clone. 13.0 takes any ownership but Move as a clone (ownership 7
+      // answered 0 on the H100), so only Move cannot be expressed.
+      if (EnumValue(p->graph.ownership) == cudaGraphChildGraphOwnershipMove) {
+        return CannotExpress(rt, kIndex,
+                             "a child graph moved into its node (older runtimes clone)");
+      }
+      return fn(pGraphNode, graph, deps, n, p->graph.graph);
+    }
+    case cudaGraphNodeTypeEmpty: {
+      auto fn = TypedCall<decltype(&cudaGraphAddEmptyNode)>(rt, kCudart_cudaGraphAddEmptyNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      return fn(pGraphNode, graph, deps, n);
+    }
+    case cudaGraphNodeTypeWaitEvent: {
+      auto fn =
+          TypedCall<decltype(&cudaGraphAddEventWaitNode)>(rt, kCudart_cudaGraphAddEventWaitNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      return fn(pGraphNode, graph, deps, n, p->eventWait.event);
+    }
+    case cudaGraphNodeTypeEventRecord: {
+      auto fn = TypedCall<decltype(&cudaGraphAddEventRecordNode)>(
+          rt, kCudart_cudaGraphAddEventRecordNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      return fn(pGraphNode, graph, deps, n, p->eventRecord.event);
+    }
+    case cudaGraphNodeTypeExtSemaphoreSignal: {
+      auto fn = TypedCall<decltype(&cudaGraphAddExternalSemaphoresSignalNode)>(
+          rt, kCudart_cudaGraphAddExternalSemaphoresSignalNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      const cudaExternalSemaphoreSignalNodeParams s = SignalParamsOf(p->extSemSignal);
+      return fn(pGraphNode, graph, deps, n, &s);
+    }
+    case cudaGraphNodeTypeExtSemaphoreWait: {
+      auto fn = TypedCall<decltype(&cudaGraphAddExternalSemaphoresWaitNode)>(
+          rt, kCudart_cudaGraphAddExternalSemaphoresWaitNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      const cudaExternalSemaphoreWaitNodeParams w = WaitParamsOf(p->extSemWait);
+      return fn(pGraphNode, graph, deps, n, &w);
+    }
+    case cudaGraphNodeTypeMemAlloc: {
+      auto fn =
+          TypedCall<decltype(&cudaGraphAddMemAllocNode)>(rt, kCudart_cudaGraphAddMemAllocNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      cudaMemAllocNodeParams a = AllocParamsOf(p->alloc);
+      const cudaError_t rc = fn(pGraphNode, graph, deps, n, &a);
+      p->alloc.dptr = a.dptr;  // the out parameter, as 13.0 writes it
+      return rc;
+    }
+    case cudaGraphNodeTypeMemFree: {
+      auto fn = TypedCall<decltype(&cudaGraphAddMemFreeNode)>(rt, kCudart_cudaGraphAddMemFreeNode);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      return fn(pGraphNode, graph, deps, n, p->free.dptr);
+    }
+    case cudaGraphNodeTypeConditional: {
+      using AddFn = int (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, CUgraphNodeParams*);
+      auto add = reinterpret_cast<AddFn>(ConditionalDriverEntry(kEntry_cuGraphAddNode));
+      if (add == nullptr) return cudaErrorInsufficientDriver;
+      CUgraphNodeParams cu;
+      const cudaError_t rc = ConditionalForDriver(rt, *p, &cu);
+      if (rc != cudaSuccess) return rc;
+      const int add_rc =
+          add(reinterpret_cast<CUgraphNode*>(pGraphNode), reinterpret_cast<CUgraph>(graph),
+              reinterpret_cast<const CUgraphNode*>(deps), n, &cu);
+      // The driver hands back its array of body graphs in phGraph_out.
+      p->conditional.phGraph_out = reinterpret_cast<cudaGraph_t*>(cu.conditional.phGraph_out);
+      return CudaErrorFromDriver(add_rc);
+    }
+    default: return cudaErrorInvalidValue;  // no node type 13.0 knows
+  }
+}
+template <int I>
+cudaError_t GraphAddNodeComposed(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                 const cudaGraphNode_t* pDependencies,
+                                 const cudaGraphEdgeData* dependencyData, size_t numDependencies,
+                                 cudaGraphNodeParams* nodeParams) {
+  return Served<I>(GraphAddNodeComposedImpl<I>(pGraphNode, graph, pDependencies, dependencyData,
+                                               numDependencies, nodeParams));
+}
+
+// Setting a node's parameters, in the graph (exec == nullptr and kExec false) or in an executable
+// graph: the typed setter of the node type; the typed call checks the node has that type.
+template <int I, bool kExec>
+cudaError_t NodeSetParamsImpl(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGraphNodeParams* p) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
+  constexpr int kIndex =
+      kExec ? kCudart_cudaGraphExecNodeSetParams : kCudart_cudaGraphNodeSetParams;
+  if (p == nullptr || !UnusedBytesZero(*p)) return cudaErrorInvalidValue;
+    // One typed setter per kind: graph (node, X) or exec (exec, node, X).
+#define CUDYN_SET(plain, exec_entry, ...)                                   \
+  do {                                                                      \
+    if (kExec) {                                                            \
+      auto fn = TypedCall<decltype(&exec_entry)>(rt, kCudart_##exec_entry); \
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);    \
+      return fn(exec, node, __VA_ARGS__);                                   \
+    }                                                                       \
+    auto fn = TypedCall<decltype(&plain)>(rt, kCudart_##plain);             \
+    if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);      \
+    return fn(node, __VA_ARGS__);                                           \
+  } while (0)
+  switch (NodeTypeOf(*p)) {
+    case cudaGraphNodeTypeKernel: {
+      const cudaKernelNodeParams k = KernelParamsOf(p->kernel);
+      CUDYN_SET(cudaGraphKernelNodeSetParams, cudaGraphExecKernelNodeSetParams, &k);
+    }
+    case cudaGraphNodeTypeMemcpy: {
+      if (!MemcpyNodeFlagsZero(p->memcpy)) return cudaErrorInvalidValue;
+      CUDYN_SET(cudaGraphMemcpyNodeSetParams, cudaGraphExecMemcpyNodeSetParams,
+                &p->memcpy.copyParams);
+    }
+    case cudaGraphNodeTypeMemset: {
+      const cudaMemsetParams m = MemsetParamsOf(p->memset);
+      CUDYN_SET(cudaGraphMemsetNodeSetParams, cudaGraphExecMemsetNodeSetParams, &m);
+    }
+    case cudaGraphNodeTypeHost: {
+      const cudaHostNodeParams h = HostParamsOf(p->host);
+      CUDYN_SET(cudaGraphHostNodeSetParams, cudaGraphExecHostNodeSetParams, &h);
+    }
+    case cudaGraphNodeTypeWaitEvent:
+      CUDYN_SET(cudaGraphEventWaitNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
+                p->eventWait.event);
+    case cudaGraphNodeTypeEventRecord:
+      CUDYN_SET(cudaGraphEventRecordNodeSetEvent, cudaGraphExecEventRecordNodeSetEvent,
+                p->eventRecord.event);
+    case cudaGraphNodeTypeExtSemaphoreSignal: {
+      const cudaExternalSemaphoreSignalNodeParams s = SignalParamsOf(p->extSemSignal);
+      CUDYN_SET(cudaGraphExternalSemaphoresSignalNodeSetParams,
+                cudaGraphExecExternalSemaphoresSignalNodeSetParams, &s);
+    }
+    case cudaGraphNodeTypeExtSemaphoreWait: {
+      const cudaExternalSemaphoreWaitNodeParams w = WaitParamsOf(p->extSemWait);
+      CUDYN_SET(cudaGraphExternalSemaphoresWaitNodeSetParams,
+                cudaGraphExecExternalSemaphoresWaitNodeSetParams, &w);
+    }
+    case cudaGraphNodeTypeGraph: {
+      // 13.0: cudaGraphNodeSetParams of a child graph node answers 801 (any ownership);
+      // cudaGraphExecNodeSetParams updates it (cudaGraphExecChildGraphNodeSetParams).
+      if (!kExec) return cudaErrorNotSupported;
+      auto fn = TypedCall<decltype(&cudaGraphExecChildGraphNodeSetParams)>(
+          rt, kCudart_cudaGraphExecChildGraphNodeSetParams);
+      if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      return fn(exec, node, p->graph.graph);
+    }
+    case cudaGraphNodeTypeEmpty: {
+      // Nothing to set (13.0: 0 for an empty node); a node of another type is a mismatch, 1 as
+      // every typed setter answers it.
+      auto get_type = TypedCall<decltype(&cudaGraphNodeGetType)>(rt, kCudart_cudaGraphNodeGetType);
+      if (get_type == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
+      cudaGraphNodeType type = cudaGraphNodeTypeCount;
+      const cudaError_t rc = get_type(node, &type);
+      if (rc != cudaSuccess) return rc;
+      return type == cudaGraphNodeTypeEmpty ? cudaSuccess : cudaErrorInvalidValue;
+    }
+    case cudaGraphNodeTypeMemAlloc:
+    case cudaGraphNodeTypeMemFree:
+      // "Modifying parameters is not supported" for memory nodes: 13.0 answers 801 from both.
+      return cudaErrorNotSupported;
+    case cudaGraphNodeTypeConditional: {
+      CUgraphNodeParams cu;
+      if (kExec) {
+        using Fn = int (*)(CUgraphExec, CUgraphNode, CUgraphNodeParams*);
+        auto set = reinterpret_cast<Fn>(ConditionalDriverEntry(kEntry_cuGraphExecNodeSetParams));
+        if (set == nullptr) return cudaErrorInsufficientDriver;
+        const cudaError_t rc = ConditionalForDriver(rt, *p, &cu);
+        if (rc != cudaSuccess) return rc;
+        return CudaErrorFromDriver(
+            set(reinterpret_cast<CUgraphExec>(exec), reinterpret_cast<CUgraphNode>(node), &cu));
+      }
+      using Fn = int (*)(CUgraphNode, CUgraphNodeParams*);
+      auto set = reinterpret_cast<Fn>(ConditionalDriverEntry(kEntry_cuGraphNodeSetParams));
+      if (set == nullptr) return cudaErrorInsufficientDriver;
+      const cudaError_t rc = ConditionalForDriver(rt, *p, &cu);
+      if (rc != cudaSuccess) return rc;
+      return CudaErrorFromDriver(set(reinterpret_cast<CUgraphNode>(node), &cu));
+    }
+    default: return cudaErrorInvalidValue;  // no node type 13.0 knows
+  }
+#undef CUDYN_SET
+}
+template <int I>
+cudaError_t GraphNodeSetParamsComposed(cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) {
+  return Served<I>(NodeSetParamsImpl<I, false>(nullptr, node, nodeParams));
+}
+template <int I>
+cudaError_t GraphExecNodeSetParamsComposed(cudaGraphExec_t graphExec, cudaGraphNode_t node,
+                                           cudaGraphNodeParams* nodeParams) {
+  return Served<I>(NodeSetParamsImpl<I, true>(graphExec, node, nodeParams));
+}
+
 // The older runtime functions each adapter can work with (it is bound if any is present).
 struct AdapterRow {
   CudartAdapter adapter;
@@ -1354,14 +1858,18 @@ const AdapterRow kAdapterRows[] = {
     CUDYN_ROW(GraphInstantiateFlags, "cudaGraphInstantiate"),
     CUDYN_ROW(GraphExecUpdateResultInfo, "cudaGraphExecUpdate"),
     CUDYN_ROW(StreamGetCaptureInfoNoEdges,
-              "cudaStreamGetCaptureInfo_v2\0" "cudaStreamGetCaptureInfo"),
+              "cudaStreamGetCaptureInfo_v2\0"
+              "cudaStreamGetCaptureInfo"),
     CUDYN_ROW(StreamGetCaptureInfoNoEdgesPtsz,
-              "cudaStreamGetCaptureInfo_v2_ptsz\0" "cudaStreamGetCaptureInfo_ptsz"),
+              "cudaStreamGetCaptureInfo_v2_ptsz\0"
+              "cudaStreamGetCaptureInfo_ptsz"),
     // Before 11.3 the driver's (cudaFree: the runtime's initialisation first).
     CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdges,
-              "cudaStreamUpdateCaptureDependencies\0" "cudaFree"),
+              "cudaStreamUpdateCaptureDependencies\0"
+              "cudaFree"),
     CUDYN_ROW(StreamUpdateCaptureDependenciesNoEdgesPtsz,
-              "cudaStreamUpdateCaptureDependencies_ptsz\0" "cudaFree"),
+              "cudaStreamUpdateCaptureDependencies_ptsz\0"
+              "cudaFree"),
     CUDYN_ROW(GraphAddDependenciesNoEdges, "cudaGraphAddDependencies"),
     CUDYN_ROW(GraphRemoveDependenciesNoEdges, "cudaGraphRemoveDependencies"),
     CUDYN_ROW(GraphGetEdgesNoEdges, "cudaGraphGetEdges"),
@@ -1370,9 +1878,13 @@ const AdapterRow kAdapterRows[] = {
     // Before 11.3 (no cudaGetDriverEntryPoint) the driver answers: bound on any runtime.
     CUDYN_ROW(GetDriverEntryPointStatus, "cudaGetDriverEntryPoint\0cudaRuntimeGetVersion"),
     CUDYN_ROW(GetDriverEntryPointStatusPtsz, "cudaGetDriverEntryPoint_ptsz\0cudaRuntimeGetVersion"),
-    CUDYN_ROW(DevicePropConvert, "cudaGetDeviceProperties_v2\0" "cudaGetDeviceProperties"),
+    CUDYN_ROW(DevicePropConvert,
+              "cudaGetDeviceProperties_v2\0"
+              "cudaGetDeviceProperties"),
     CUDYN_ROW(ChooseDevicePropConvert, "cudaChooseDevice"),
-    CUDYN_ROW(CreateTextureObjectConvert, "cudaCreateTextureObject_v2\0" "cudaCreateTextureObject"),
+    CUDYN_ROW(CreateTextureObjectConvert,
+              "cudaCreateTextureObject_v2\0"
+              "cudaCreateTextureObject"),
     CUDYN_ROW(CreateSurfaceObjectConvert, "cudaCreateSurfaceObject"),
     CUDYN_ROW(GetTextureObjectResourceDescConvert, "cudaGetTextureObjectResourceDesc"),
     CUDYN_ROW(GetSurfaceObjectResourceDescConvert, "cudaGetSurfaceObjectResourceDesc"),
@@ -1385,6 +1897,10 @@ const AdapterRow kAdapterRows[] = {
     CUDYN_ROW(FuncGetParamInfoDriver, "cudaGetFuncBySymbol"),
     CUDYN_ROW(KernelSetAttributeForDeviceDriver, "cudaRuntimeGetVersion"),
     CUDYN_ROW(GraphConditionalHandleCreateDriver, "cudaFree"),
+    // The runtime's typed node calls (each node type checks its own at the call).
+    CUDYN_ROW(GraphAddNodeComposed, "cudaGraphAddEmptyNode"),
+    CUDYN_ROW(GraphNodeSetParamsComposed, "cudaGraphKernelNodeSetParams"),
+    CUDYN_ROW(GraphExecNodeSetParamsComposed, "cudaGraphExecKernelNodeSetParams"),
 // The generated zero-tail adapters, after the hand-written ones.
 #define CUDYN_CUDART_ZERO_TAIL(name, ret, params, args, olds, zero_outs) CUDYN_ROW(name, olds),
 #include "version_tables/generated_cudart/cudart_zero_tail.inc"

@@ -135,9 +135,11 @@ class CudartTableTest(unittest.TestCase):
             r = self.rule(symbol, 11)
             self.assertEqual(r["candidates"], [])
             self.assertIn("not exported", r["reason"])
-        # cudaGraphAddNode is missing; cudaLibraryLoadData is served from the driver
-        # (inputs/cudart_served.tsv).
-        self.assertIsNone(self.rule("cudaGraphAddNode", 11)["adapter"])
+        # cudaGraphAddNode is composed from the runtime's typed node calls
+        # (inputs/cudart_adapters.tsv); cudaLibraryLoadData is served from the driver
+        # (inputs/cudart_served.tsv); cudaGetKernel is missing.
+        self.assertEqual(self.rule("cudaGraphAddNode", 11)["adapter"], "GraphAddNodeComposed")
+        self.assertIsNone(self.rule("cudaGetKernel", 11)["adapter"])
         r = self.rule("cudaLibraryLoadData", 11)
         self.assertEqual(r["adapter"], "Driver_cudaLibraryLoadData")
         self.assertEqual(r["driver"], "cuLibraryLoadData")

@@ -80,6 +80,15 @@ LAYOUTS = [
     ("cudaTextureDesc", "struct cudaTextureDesc",
      {12: "struct cudaTextureDesc", 11: "struct cudaTextureDesc"}),
     ("cudaTextureDescV2", "struct cudaTextureDesc", {11: "struct cudaTextureDesc_v2"}),
+] + [
+    # The typed graph-node structs the composed cudaGraphAddNode / cudaGraphNodeSetParams /
+    # cudaGraphExecNodeSetParams hand an older runtime's typed node calls (the 13.0 union members
+    # are these field for field; loader/cudart_adapters.cc asserts each field has its 13.0 offset).
+    (name, "struct " + name, {12: "struct " + name, 11: "struct " + name})
+    for name in ("cudaKernelNodeParams", "cudaMemcpy3DParms", "cudaMemsetParams",
+                 "cudaHostNodeParams", "cudaExternalSemaphoreSignalNodeParams",
+                 "cudaExternalSemaphoreWaitNodeParams", "cudaExternalSemaphoreSignalParams",
+                 "cudaExternalSemaphoreWaitParams")
 ]
 LAYOUT_FAMILIES = (12, 11)
 

@@ -101,18 +101,18 @@ TEST(StaticDropin, GraphicsInteropIsForwardedByName) {
 }
 
 TEST(StaticDropin, EntriesNewerThanTheRuntimeAnswer35Or801) {
-  // cudaGraphAddNode arrived in 12.2 and took edge data (the 13.0 prototype) in 12.3: nothing
-  // on 10.x/11.x or 12.0 can serve it; 12.4+ have it. A runtime serving it needs a 12.0 driver:
-  // below that (no driver in the test sandbox) 35, else 801; the last error says which.
-  cudaGraphNode_t node = nullptr;
-  cudaGraphNodeParams params{};
-  const int rc = cudaGraphAddNode(&node, nullptr, nullptr, nullptr, 0, &params);
-  if (g_version.compare(0, 2, "11") == 0 || g_version.compare(0, 2, "10") == 0 ||
-      g_version == "12.0") {
+  // cudaGetKernel arrived in 12.0: nothing on 10.x/11.x can serve it (a cudaKernel_t is a
+  // CUkernel of a library; these runtimes load per-context modules); 12.x has it. A runtime
+  // serving it needs a 12.0 driver: below that (no driver in the test sandbox) 35, else 801; the
+  // last error says which.
+  cudaKernel_t kernel = nullptr;
+  static int host_stub;
+  const int rc = cudaGetKernel(&kernel, &host_stub);
+  if (g_version.compare(0, 2, "11") == 0 || g_version.compare(0, 2, "10") == 0) {
     EXPECT_TRUE(rc == 35 || rc == 801) << rc;
     char text[1024];
     cudynCudartLastError(text, sizeof(text));
-    EXPECT_NE(std::string(text).find("cudaGraphAddNode"), std::string::npos) << text;
+    EXPECT_NE(std::string(text).find("cudaGetKernel"), std::string::npos) << text;
     EXPECT_NE(std::string(text).find("returning " + std::to_string(rc)), std::string::npos)
         << text;
     // Reported as the runtime's last error (the fake's own is cudaSuccess): peek keeps it, get
@@ -124,7 +124,7 @@ TEST(StaticDropin, EntriesNewerThanTheRuntimeAnswer35Or801) {
     EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
     // The runtime's own error comes first.
     auto set_result = Control<void (*)(const char*, int)>("fake_cudart_set_result");
-    EXPECT_EQ(static_cast<int>(cudaGraphAddNode(&node, nullptr, nullptr, nullptr, 0, &params)), rc);
+    EXPECT_EQ(static_cast<int>(cudaGetKernel(&kernel, &host_stub)), rc);
     set_result("cudaGetLastError", cudaErrorInvalidValue);
     EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
     set_result("cudaGetLastError", cudaSuccess);

@@ -6,17 +6,20 @@
 // CUresult comes back as the cudaError_t of the same number; a driver without the entry answers
 // 35 and is not called; the 13.0 runtime serves the same entries itself. Also the composed entries
 // of inputs/cudart_adapters.tsv (cudaInitDevice, cudaFuncGetName, cudaGetDriverEntryPointByVersion,
-// cudaFuncGetParamInfo, cudaKernelSetAttributeForDevice) and the answer (35 or 801) of an entry no
+// cudaFuncGetParamInfo, cudaKernelSetAttributeForDevice, cudaGraphAddNode and the two
+// ...NodeSetParams over the runtime's typed node calls) and the answer (35 or 801) of an entry no
 // path serves. The 11080 driver's run checks only what a driver before 12.0 answers
 // (ServedBefore12): 35 with nothing called.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <driver_functions.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -901,6 +904,509 @@ TEST_F(Served, ConditionalHandleCreateTakesTheRuntimesContext) {
   ExpectNative("12.5", kCudart_cudaGraphConditionalHandleCreate);
 }
 
+// ---- cudaGraphAddNode / cudaGraphNodeSetParams / cudaGraphExecNodeSetParams on 11.x: composed
+// from the runtime's own typed node calls (the fake records each call's arguments and the struct
+// its `const struct X*` argument pointed to), conditional nodes from the driver ----
+class GraphNodes : public Served {
+ protected:
+  void SetUp() override {
+    Served::SetUp();
+    set_out_ = reinterpret_cast<SetOut>(dlsym(rt_->handle(), "fake_cudart_set_out"));
+    last_arg_ = reinterpret_cast<ArgFn>(dlsym(rt_->handle(), "fake_cudart_last_arg"));
+    last_pointee_ = reinterpret_cast<ArgFn>(dlsym(rt_->handle(), "fake_cudart_last_pointee"));
+    set_result_ = reinterpret_cast<SetResult>(dlsym(rt_->handle(), "fake_cudart_set_result"));
+    ASSERT_TRUE(set_out_ && last_arg_ && last_pointee_ && set_result_);
+    add_ = Entry<decltype(&cudaGraphAddNode)>(kCudart_cudaGraphAddNode);
+    set_ = Entry<decltype(&cudaGraphNodeSetParams)>(kCudart_cudaGraphNodeSetParams);
+    exec_set_ = Entry<decltype(&cudaGraphExecNodeSetParams)>(kCudart_cudaGraphExecNodeSetParams);
+    ASSERT_TRUE(add_ && set_ && exec_set_);
+  }
+  // A zeroed cudaGraphNodeParams of `type` (its union has members with constructors: no
+  // default constructor, so it lives in zeroed storage).
+  // Each call takes the next of kSlots, so a test may hold several at once; last_ is the newest.
+  // `type` is an int so that values no enumerator has are written as they are.
+  cudaGraphNodeParams& Params(int type) {
+    auto* slot = &storage_[next_slot_++ % kSlots];
+    std::memset(static_cast<void*>(slot), 0, sizeof(*slot));
+    last_ = reinterpret_cast<cudaGraphNodeParams*>(slot);
+    std::memcpy(&last_->type, &type, sizeof(type));
+    return *last_;
+  }
+  template <typename T>
+  T LastArg(const char* symbol, int index) {
+    T value;
+    std::memset(static_cast<void*>(&value), 0, sizeof(value));
+    EXPECT_EQ(last_arg_(symbol, index, &value, sizeof(value)), static_cast<int>(sizeof(value)))
+        << symbol << " " << index;
+    return value;
+  }
+  // The struct argument `index` of the last call of `symbol` pointed to, compared byte for byte
+  // with `want` (the fake's layout is the real runtime's: the facts show it is 13.0's).
+  template <typename T>
+  void ExpectPointee(const char* symbol, int index, const T& want) {
+    alignas(16) unsigned char seen[sizeof(T)] = {};
+    ASSERT_EQ(last_pointee_(symbol, index, seen, sizeof(seen)), static_cast<int>(sizeof(T)))
+        << symbol;
+    EXPECT_EQ(std::memcmp(seen, &want, sizeof(T)), 0) << symbol;
+  }
+  using SetOut = void (*)(const char*, int, const void*, size_t);
+  using ArgFn = int (*)(const char*, int, void*, size_t);
+  using SetResult = void (*)(const char*, int);
+  SetOut set_out_ = nullptr;
+  ArgFn last_arg_ = nullptr, last_pointee_ = nullptr;
+  SetResult set_result_ = nullptr;
+  decltype(&cudaGraphAddNode) add_ = nullptr;
+  decltype(&cudaGraphNodeSetParams) set_ = nullptr;
+  decltype(&cudaGraphExecNodeSetParams) exec_set_ = nullptr;
+  static constexpr int kSlots = 32;
+  std::aligned_storage_t<sizeof(cudaGraphNodeParams), alignof(cudaGraphNodeParams)>
+      storage_[kSlots];
+  int next_slot_ = 0;
+  cudaGraphNodeParams* last_ = nullptr;
+  const cudaGraph_t graph_ = reinterpret_cast<cudaGraph_t>(0x52);
+  const cudaGraphNode_t made_ = reinterpret_cast<cudaGraphNode_t>(0x77);
+  const cudaGraphNode_t node_ = reinterpret_cast<cudaGraphNode_t>(0x63);
+  const cudaGraphExec_t exec_ = reinterpret_cast<cudaGraphExec_t>(0x64);
+  cudaGraphNode_t deps_[2] = {reinterpret_cast<cudaGraphNode_t>(0x61),
+                              reinterpret_cast<cudaGraphNode_t>(0x62)};
+};
+
+// Each node type reaches its typed call with the caller's graph, dependencies and count, and the
+// union member's fields; the node the typed call made is the answer.
+TEST_F(GraphNodes, AddNodeCallsTheTypedCallOfEachType) {
+  for (int i : {kCudart_cudaGraphAddNode, kCudart_cudaGraphNodeSetParams,
+                kCudart_cudaGraphExecNodeSetParams}) {
+    EXPECT_EQ(rt_->status(i), EntryStatus::kAdapter) << CudartSymbol(i);
+  }
+  // Checks the common arguments of a typed add call `symbol` and that it ran once.
+  auto expect_common = [&](const char* symbol) {
+    EXPECT_EQ(RuntimeCalls(symbol), 1) << symbol;
+    EXPECT_EQ(LastArg<cudaGraph_t>(symbol, 1), graph_) << symbol;
+    EXPECT_EQ(LastArg<const cudaGraphNode_t*>(symbol, 2), deps_) << symbol;
+    EXPECT_EQ(LastArg<size_t>(symbol, 3), 2u) << symbol;
+  };
+  static int arg0, arg1;
+  void* kernel_args[] = {&arg0, &arg1};
+  cudaGraphNodeParams& k = Params(cudaGraphNodeTypeKernel);
+  k.kernel.func = reinterpret_cast<void*>(0x4001);
+  k.kernel.gridDim = dim3(3, 4, 5);
+  k.kernel.blockDim = dim3(32, 2, 1);
+  k.kernel.sharedMemBytes = 96;
+  k.kernel.kernelParams = kernel_args;
+  k.kernel.extra = reinterpret_cast<void**>(0x4002);
+  set_out_("cudaGraphAddKernelNode", 0, &made_, sizeof(made_));
+  cudaGraphNode_t node = nullptr;
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &k), cudaSuccess);
+  EXPECT_EQ(node, made_);
+  expect_common("cudaGraphAddKernelNode");
+  cudaKernelNodeParams want_kernel;
+  std::memset(static_cast<void*>(&want_kernel), 0, sizeof(want_kernel));
+  want_kernel.func = k.kernel.func;
+  want_kernel.gridDim = k.kernel.gridDim;
+  want_kernel.blockDim = k.kernel.blockDim;
+  want_kernel.sharedMemBytes = 96;
+  want_kernel.kernelParams = kernel_args;
+  want_kernel.extra = k.kernel.extra;
+  ExpectPointee("cudaGraphAddKernelNode", 4, want_kernel);
+
+  cudaGraphNodeParams& c = Params(cudaGraphNodeTypeMemcpy);
+  c.memcpy.copyParams.srcPtr = make_cudaPitchedPtr(reinterpret_cast<void*>(0x5000), 256, 64, 2);
+  c.memcpy.copyParams.dstPtr = make_cudaPitchedPtr(reinterpret_cast<void*>(0x6000), 512, 64, 2);
+  c.memcpy.copyParams.srcPos = make_cudaPos(1, 2, 3);
+  c.memcpy.copyParams.dstArray = reinterpret_cast<cudaArray_t>(0x6100);
+  c.memcpy.copyParams.extent = make_cudaExtent(64, 2, 1);
+  c.memcpy.copyParams.kind = cudaMemcpyDeviceToDevice;
+  const cudaMemcpy3DParms want_copy = c.memcpy.copyParams;
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &c), cudaSuccess);
+  expect_common("cudaGraphAddMemcpyNode");
+  ExpectPointee("cudaGraphAddMemcpyNode", 4, want_copy);
+
+  cudaGraphNodeParams& m = Params(cudaGraphNodeTypeMemset);
+  m.memset.dst = reinterpret_cast<void*>(0x7000);
+  m.memset.pitch = 1024;
+  m.memset.value = 0xabcd;
+  m.memset.elementSize = 2;
+  m.memset.width = 100;
+  m.memset.height = 3;
+  cudaMemsetParams want_memset = {};
+  want_memset.dst = m.memset.dst;
+  want_memset.pitch = 1024;
+  want_memset.value = 0xabcd;
+  want_memset.elementSize = 2;
+  want_memset.width = 100;
+  want_memset.height = 3;
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &m), cudaSuccess);
+  expect_common("cudaGraphAddMemsetNode");
+  ExpectPointee("cudaGraphAddMemsetNode", 4, want_memset);
+
+  static int user_data;
+  cudaGraphNodeParams& h = Params(cudaGraphNodeTypeHost);
+  h.host.fn = [](void*) {};
+  h.host.userData = &user_data;
+  const cudaHostNodeParams want_host = {h.host.fn, &user_data};
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &h), cudaSuccess);
+  expect_common("cudaGraphAddHostNode");
+  ExpectPointee("cudaGraphAddHostNode", 4, want_host);
+
+  cudaGraphNodeParams& g = Params(cudaGraphNodeTypeGraph);
+  g.graph.graph = reinterpret_cast<cudaGraph_t>(0x8000);
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &g), cudaSuccess);
+  expect_common("cudaGraphAddChildGraphNode");
+  EXPECT_EQ(LastArg<cudaGraph_t>("cudaGraphAddChildGraphNode", 4), g.graph.graph);
+
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &Params(cudaGraphNodeTypeEmpty)), cudaSuccess);
+  expect_common("cudaGraphAddEmptyNode");
+
+  cudaGraphNodeParams& w = Params(cudaGraphNodeTypeWaitEvent);
+  w.eventWait.event = reinterpret_cast<cudaEvent_t>(0x9001);
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &w), cudaSuccess);
+  expect_common("cudaGraphAddEventWaitNode");
+  EXPECT_EQ(LastArg<cudaEvent_t>("cudaGraphAddEventWaitNode", 4), w.eventWait.event);
+  cudaGraphNodeParams& r = Params(cudaGraphNodeTypeEventRecord);
+  r.eventRecord.event = reinterpret_cast<cudaEvent_t>(0x9002);
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &r), cudaSuccess);
+  expect_common("cudaGraphAddEventRecordNode");
+  EXPECT_EQ(LastArg<cudaEvent_t>("cudaGraphAddEventRecordNode", 4), r.eventRecord.event);
+
+  cudaExternalSemaphore_t sems[2] = {reinterpret_cast<cudaExternalSemaphore_t>(0xa1),
+                                     reinterpret_cast<cudaExternalSemaphore_t>(0xa2)};
+  cudaExternalSemaphoreSignalParams signal_params[2] = {};
+  cudaGraphNodeParams& ss = Params(cudaGraphNodeTypeExtSemaphoreSignal);
+  ss.extSemSignal.extSemArray = sems;
+  ss.extSemSignal.paramsArray = signal_params;
+  ss.extSemSignal.numExtSems = 2;
+  const cudaExternalSemaphoreSignalNodeParams want_signal = {sems, signal_params, 2};
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &ss), cudaSuccess);
+  expect_common("cudaGraphAddExternalSemaphoresSignalNode");
+  ExpectPointee("cudaGraphAddExternalSemaphoresSignalNode", 4, want_signal);
+  cudaExternalSemaphoreWaitParams wait_params[2] = {};
+  cudaGraphNodeParams& sw = Params(cudaGraphNodeTypeExtSemaphoreWait);
+  sw.extSemWait.extSemArray = sems;
+  sw.extSemWait.paramsArray = wait_params;
+  sw.extSemWait.numExtSems = 1;
+  const cudaExternalSemaphoreWaitNodeParams want_wait = {sems, wait_params, 1};
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &sw), cudaSuccess);
+  expect_common("cudaGraphAddExternalSemaphoresWaitNode");
+  ExpectPointee("cudaGraphAddExternalSemaphoresWaitNode", 4, want_wait);
+
+  // A memory allocation node: the runtime's call writes dptr, which comes back in nodeParams.
+  cudaMemAccessDesc access = {};
+  access.location = {cudaMemLocationTypeDevice, 0};
+  access.flags = cudaMemAccessFlagsProtReadWrite;
+  cudaGraphNodeParams& a = Params(cudaGraphNodeTypeMemAlloc);
+  a.alloc.poolProps.allocType = cudaMemAllocationTypePinned;
+  a.alloc.poolProps.location = {cudaMemLocationTypeDevice, 0};
+  a.alloc.accessDescs = &access;
+  a.alloc.accessDescCount = 1;
+  a.alloc.bytesize = 1 << 16;
+  cudaMemAllocNodeParams want_alloc = {};
+  want_alloc.poolProps = a.alloc.poolProps;
+  want_alloc.accessDescs = &access;
+  want_alloc.accessDescCount = 1;
+  want_alloc.bytesize = 1 << 16;
+  cudaMemAllocNodeParams written = want_alloc;
+  written.dptr = reinterpret_cast<void*>(0xd000);
+  set_out_("cudaGraphAddMemAllocNode", 4, &written, sizeof(written));
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &a), cudaSuccess);
+  expect_common("cudaGraphAddMemAllocNode");
+  // 11.x takes a non-const cudaMemAllocNodeParams* (dptr is written), so the fake keeps no copy:
+  // the fields are read where 11.2's call reaches the driver (BoundOnOlderFamilies...).
+  EXPECT_EQ(a.alloc.dptr, written.dptr);
+  cudaGraphNodeParams& f = Params(cudaGraphNodeTypeMemFree);
+  f.free.dptr = reinterpret_cast<void*>(0xd000);
+  ASSERT_EQ(add_(&node, graph_, deps_, nullptr, 2, &f), cudaSuccess);
+  expect_common("cudaGraphAddMemFreeNode");
+  EXPECT_EQ(LastArg<void*>("cudaGraphAddMemFreeNode", 4), f.free.dptr);
+
+  // The typed call's error is the answer (and the thread's last error).
+  set_result_("cudaGraphAddEmptyNode", 400);
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &Params(cudaGraphNodeTypeEmpty)),
+            cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(Entry<decltype(&cudaGetLastError)>(kCudart_cudaGetLastError)(),
+            cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(drv_.call_count(), 0);  // none of these needs the driver
+}
+
+// What 13.0 refuses (measured, H100, driver 580) is refused before any typed call: 1 for a NULL
+// nodeParams, an unknown type, non-zero reserved bytes or bytes past the member, non-zero memcpy
+// flags; 801 for what an older runtime cannot express (edge data other than default, a child
+// graph moved into its node). Default edge data, all zero, is accepted as NULL is.
+TEST_F(GraphNodes, AddNodeRefusesWhat13RefusesAndWhatTheRuntimeCannotExpress) {
+  cudaGraphNode_t node = nullptr;
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, nullptr), cudaErrorInvalidValue);
+  for (int type : {0x0c, 99, -1, static_cast<int>(cudaGraphNodeTypeCount)}) {
+    EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &Params(type)), cudaErrorInvalidValue)
+        << type;
+  }
+  Params(cudaGraphNodeTypeKernel).reserved0[2] = 1;
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_), cudaErrorInvalidValue);
+  Params(cudaGraphNodeTypeKernel).reserved2 = 1;
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_), cudaErrorInvalidValue);
+  // A byte just past the kernel member; an empty node has no member at all.
+  cudaGraphNodeParams& past = Params(cudaGraphNodeTypeKernel);
+  reinterpret_cast<unsigned char*>(&past.kernel)[sizeof(past.kernel)] = 1;
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &past), cudaErrorInvalidValue);
+  Params(cudaGraphNodeTypeEmpty).reserved1[0] = 5;
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_), cudaErrorInvalidValue);
+  // The last byte of the union counts for the largest member too.
+  cudaGraphNodeParams& last = Params(cudaGraphNodeTypeMemcpy);
+  last.reserved1[28] = 1;
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &last), cudaErrorInvalidValue);
+  Params(cudaGraphNodeTypeMemcpy).memcpy.flags = 1;
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_), cudaErrorInvalidValue);
+  Params(cudaGraphNodeTypeMemcpy).memcpy.reserved[1] = 1;
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, last_), cudaErrorInvalidValue);
+  cudaGraphNodeParams& moved = Params(cudaGraphNodeTypeGraph);
+  moved.graph.graph = reinterpret_cast<cudaGraph_t>(0x8000);
+  moved.graph.ownership = cudaGraphChildGraphOwnershipMove;
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &moved), cudaErrorNotSupported);
+  cudaGraphEdgeData edges[2] = {};
+  edges[1].type = cudaGraphDependencyTypeProgrammatic;
+  EXPECT_EQ(add_(&node, graph_, deps_, edges, 2, &Params(cudaGraphNodeTypeEmpty)),
+            cudaErrorNotSupported);
+  EXPECT_NE(rt_->last_error().find("edge data"), std::string::npos) << rt_->last_error();
+  for (const char* symbol : {"cudaGraphAddKernelNode", "cudaGraphAddMemcpyNode",
+                             "cudaGraphAddEmptyNode", "cudaGraphAddChildGraphNode"}) {
+    EXPECT_EQ(RuntimeCalls(symbol), 0) << symbol;
+  }
+  // All-default edge data is NULL's meaning; another ownership than Move clones (13.0: 0).
+  edges[1].type = cudaGraphDependencyTypeDefault;
+  EXPECT_EQ(add_(&node, graph_, deps_, edges, 2, &Params(cudaGraphNodeTypeEmpty)), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaGraphAddEmptyNode"), 1);
+  const int ownership = 7;
+  std::memcpy(&moved.graph.ownership, &ownership, sizeof(ownership));
+  EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &moved), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaGraphAddChildGraphNode"), 1);
+}
+
+// cudaGraphNodeSetParams / cudaGraphExecNodeSetParams: the typed setter of each type with the
+// caller's node (and executable graph); child graphs only in an executable graph, memory nodes
+// never (801, as 13.0); an empty node needs nothing but its type.
+TEST_F(GraphNodes, SetParamsCallsTheTypedSetterOfEachType) {
+  cudaGraphNodeParams& k = Params(cudaGraphNodeTypeKernel);
+  k.kernel.func = reinterpret_cast<void*>(0x4001);
+  k.kernel.gridDim = dim3(7, 1, 1);
+  k.kernel.blockDim = dim3(64, 1, 1);
+  k.kernel.sharedMemBytes = 8;
+  cudaKernelNodeParams want_kernel;
+  std::memset(static_cast<void*>(&want_kernel), 0, sizeof(want_kernel));
+  want_kernel.func = k.kernel.func;
+  want_kernel.gridDim = k.kernel.gridDim;
+  want_kernel.blockDim = k.kernel.blockDim;
+  want_kernel.sharedMemBytes = 8;
+  ASSERT_EQ(set_(node_, &k), cudaSuccess);
+  EXPECT_EQ(LastArg<cudaGraphNode_t>("cudaGraphKernelNodeSetParams", 0), node_);
+  ExpectPointee("cudaGraphKernelNodeSetParams", 1, want_kernel);
+  ASSERT_EQ(exec_set_(exec_, node_, &k), cudaSuccess);
+  EXPECT_EQ(LastArg<cudaGraphExec_t>("cudaGraphExecKernelNodeSetParams", 0), exec_);
+  EXPECT_EQ(LastArg<cudaGraphNode_t>("cudaGraphExecKernelNodeSetParams", 1), node_);
+  ExpectPointee("cudaGraphExecKernelNodeSetParams", 2, want_kernel);
+
+  cudaGraphNodeParams& c = Params(cudaGraphNodeTypeMemcpy);
+  c.memcpy.copyParams.srcPtr = make_cudaPitchedPtr(reinterpret_cast<void*>(0x5000), 64, 64, 1);
+  c.memcpy.copyParams.dstPtr = make_cudaPitchedPtr(reinterpret_cast<void*>(0x6000), 64, 64, 1);
+  c.memcpy.copyParams.extent = make_cudaExtent(64, 1, 1);
+  c.memcpy.copyParams.kind = cudaMemcpyDefault;
+  const cudaMemcpy3DParms want_copy = c.memcpy.copyParams;
+  ASSERT_EQ(set_(node_, &c), cudaSuccess);
+  ExpectPointee("cudaGraphMemcpyNodeSetParams", 1, want_copy);
+  ASSERT_EQ(exec_set_(exec_, node_, &c), cudaSuccess);
+  ExpectPointee("cudaGraphExecMemcpyNodeSetParams", 2, want_copy);
+
+  cudaGraphNodeParams& m = Params(cudaGraphNodeTypeMemset);
+  m.memset.dst = reinterpret_cast<void*>(0x7000);
+  m.memset.value = 5;
+  m.memset.elementSize = 4;
+  m.memset.width = 16;
+  m.memset.height = 1;
+  cudaMemsetParams want_memset = {};
+  want_memset.dst = m.memset.dst;
+  want_memset.value = 5;
+  want_memset.elementSize = 4;
+  want_memset.width = 16;
+  want_memset.height = 1;
+  ASSERT_EQ(set_(node_, &m), cudaSuccess);
+  ExpectPointee("cudaGraphMemsetNodeSetParams", 1, want_memset);
+  ASSERT_EQ(exec_set_(exec_, node_, &m), cudaSuccess);
+  ExpectPointee("cudaGraphExecMemsetNodeSetParams", 2, want_memset);
+
+  static int user_data;
+  cudaGraphNodeParams& h = Params(cudaGraphNodeTypeHost);
+  h.host.fn = [](void*) {};
+  h.host.userData = &user_data;
+  const cudaHostNodeParams want_host = {h.host.fn, &user_data};
+  ASSERT_EQ(set_(node_, &h), cudaSuccess);
+  ExpectPointee("cudaGraphHostNodeSetParams", 1, want_host);
+  ASSERT_EQ(exec_set_(exec_, node_, &h), cudaSuccess);
+  ExpectPointee("cudaGraphExecHostNodeSetParams", 2, want_host);
+
+  cudaGraphNodeParams& w = Params(cudaGraphNodeTypeWaitEvent);
+  w.eventWait.event = reinterpret_cast<cudaEvent_t>(0x9001);
+  ASSERT_EQ(set_(node_, &w), cudaSuccess);
+  EXPECT_EQ(LastArg<cudaEvent_t>("cudaGraphEventWaitNodeSetEvent", 1), w.eventWait.event);
+  ASSERT_EQ(exec_set_(exec_, node_, &w), cudaSuccess);
+  EXPECT_EQ(LastArg<cudaEvent_t>("cudaGraphExecEventWaitNodeSetEvent", 2), w.eventWait.event);
+  cudaGraphNodeParams& r = Params(cudaGraphNodeTypeEventRecord);
+  r.eventRecord.event = reinterpret_cast<cudaEvent_t>(0x9002);
+  ASSERT_EQ(set_(node_, &r), cudaSuccess);
+  EXPECT_EQ(LastArg<cudaEvent_t>("cudaGraphEventRecordNodeSetEvent", 1), r.eventRecord.event);
+  ASSERT_EQ(exec_set_(exec_, node_, &r), cudaSuccess);
+  EXPECT_EQ(LastArg<cudaEvent_t>("cudaGraphExecEventRecordNodeSetEvent", 2), r.eventRecord.event);
+
+  cudaExternalSemaphore_t sems[1] = {reinterpret_cast<cudaExternalSemaphore_t>(0xa1)};
+  cudaExternalSemaphoreSignalParams signal_params[1] = {};
+  cudaGraphNodeParams& ss = Params(cudaGraphNodeTypeExtSemaphoreSignal);
+  ss.extSemSignal = {sems, signal_params, 1};
+  const cudaExternalSemaphoreSignalNodeParams want_signal = {sems, signal_params, 1};
+  ASSERT_EQ(set_(node_, &ss), cudaSuccess);
+  ExpectPointee("cudaGraphExternalSemaphoresSignalNodeSetParams", 1, want_signal);
+  ASSERT_EQ(exec_set_(exec_, node_, &ss), cudaSuccess);
+  ExpectPointee("cudaGraphExecExternalSemaphoresSignalNodeSetParams", 2, want_signal);
+  cudaExternalSemaphoreWaitParams wait_params[1] = {};
+  cudaGraphNodeParams& sw = Params(cudaGraphNodeTypeExtSemaphoreWait);
+  sw.extSemWait = {sems, wait_params, 1};
+  const cudaExternalSemaphoreWaitNodeParams want_wait = {sems, wait_params, 1};
+  ASSERT_EQ(set_(node_, &sw), cudaSuccess);
+  ExpectPointee("cudaGraphExternalSemaphoresWaitNodeSetParams", 1, want_wait);
+  ASSERT_EQ(exec_set_(exec_, node_, &sw), cudaSuccess);
+  ExpectPointee("cudaGraphExecExternalSemaphoresWaitNodeSetParams", 2, want_wait);
+
+  cudaGraphNodeParams& g = Params(cudaGraphNodeTypeGraph);
+  g.graph.graph = reinterpret_cast<cudaGraph_t>(0x8000);
+  EXPECT_EQ(set_(node_, &g), cudaErrorNotSupported);
+  ASSERT_EQ(exec_set_(exec_, node_, &g), cudaSuccess);
+  EXPECT_EQ(LastArg<cudaGraph_t>("cudaGraphExecChildGraphNodeSetParams", 2), g.graph.graph);
+  for (cudaGraphNodeType type : {cudaGraphNodeTypeMemAlloc, cudaGraphNodeTypeMemFree}) {
+    EXPECT_EQ(set_(node_, &Params(type)), cudaErrorNotSupported) << type;
+    EXPECT_EQ(exec_set_(exec_, node_, &Params(type)), cudaErrorNotSupported) << type;
+  }
+  // Empty: the node's type decides (the fake's cudaGraphNodeGetType writes what it is told).
+  const cudaGraphNodeType kernel_type = cudaGraphNodeTypeKernel,
+                          empty_type = cudaGraphNodeTypeEmpty;
+  set_out_("cudaGraphNodeGetType", 1, &kernel_type, sizeof(kernel_type));
+  EXPECT_EQ(set_(node_, &Params(cudaGraphNodeTypeEmpty)), cudaErrorInvalidValue);
+  set_out_("cudaGraphNodeGetType", 1, &empty_type, sizeof(empty_type));
+  EXPECT_EQ(set_(node_, &Params(cudaGraphNodeTypeEmpty)), cudaSuccess);
+  EXPECT_EQ(exec_set_(exec_, node_, &Params(cudaGraphNodeTypeEmpty)), cudaSuccess);
+  EXPECT_EQ(LastArg<cudaGraphNode_t>("cudaGraphNodeGetType", 0), node_);
+  EXPECT_EQ(RuntimeCalls("cudaGraphNodeGetType"), 3);
+
+  // Refused before any setter: NULL, unknown type, non-zero reserved bytes (13.0: 1).
+  const int setters_before = RuntimeCalls("cudaGraphKernelNodeSetParams") +
+                             RuntimeCalls("cudaGraphExecKernelNodeSetParams");
+  EXPECT_EQ(set_(node_, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(exec_set_(exec_, node_, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(set_(node_, &Params(99)), cudaErrorInvalidValue);
+  Params(cudaGraphNodeTypeKernel).reserved0[1] = 1;
+  EXPECT_EQ(set_(node_, last_), cudaErrorInvalidValue);
+  Params(cudaGraphNodeTypeKernel).reserved2 = 1;
+  EXPECT_EQ(exec_set_(exec_, node_, last_), cudaErrorInvalidValue);
+  EXPECT_EQ(RuntimeCalls("cudaGraphKernelNodeSetParams") +
+                RuntimeCalls("cudaGraphExecKernelNodeSetParams"),
+            setters_before);
+  // A setter's own answer (a node of another type: 1 on 11.x) comes back.
+  set_result_("cudaGraphMemsetNodeSetParams", 1);
+  EXPECT_EQ(set_(node_, &Params(cudaGraphNodeTypeMemset)), cudaErrorInvalidValue);
+  EXPECT_EQ(drv_.call_count(), 0);
+}
+
+// Conditional nodes have no typed runtime call: the driver's cuGraphAddNode /
+// cuGraphNodeSetParams / cuGraphExecNodeSetParams with the conditional member as the driver's and
+// the runtime's context (its cudaFree(NULL) first); 35 where the driver has no conditional nodes
+// (before 12.3: the 12.2 fake driver).
+TEST_F(GraphNodes, ConditionalNodesGoToTheDriverWithTheRuntimesContext) {
+  const bool has = DriverHas("cuGraphConditionalHandleCreate");
+  cudaGraphNodeParams& p = Params(cudaGraphNodeTypeConditional);
+  p.conditional.handle = 0x1234567890ull;
+  p.conditional.type = cudaGraphCondTypeWhile;
+  p.conditional.size = 1;
+  drv_.set_capture("cuGraphAddNode", 4, sizeof(CUgraphNodeParams));
+  cudaGraphNode_t node = nullptr;
+  EXPECT_EQ(add_(&node, graph_, deps_, nullptr, 2, &p),
+            has ? cudaSuccess : cudaErrorInsufficientDriver);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), has ? 1 : 0);
+  auto calls = DriverCalls("cuGraphAddNode");
+  ASSERT_EQ(calls.size(), has ? 1u : 0u);
+  if (has) {
+    EXPECT_EQ(calls[0]->args[0], reinterpret_cast<uintptr_t>(&node));
+    EXPECT_EQ(calls[0]->args[1], 0x52u);
+    EXPECT_EQ(calls[0]->args[2], reinterpret_cast<uintptr_t>(deps_));
+    EXPECT_EQ(calls[0]->args[3], 2u);
+    ASSERT_EQ(calls[0]->captured_size, static_cast<int>(sizeof(CUgraphNodeParams)));
+    CUgraphNodeParams seen;
+    std::memcpy(&seen, calls[0]->captured, sizeof(seen));
+    EXPECT_EQ(seen.type, CU_GRAPH_NODE_TYPE_CONDITIONAL);
+    EXPECT_EQ(seen.conditional.handle, 0x1234567890ull);
+    EXPECT_EQ(seen.conditional.type, CU_GRAPH_COND_TYPE_WHILE);
+    EXPECT_EQ(seen.conditional.size, 1u);
+    EXPECT_EQ(seen.conditional.phGraph_out, nullptr);
+    EXPECT_EQ(seen.conditional.ctx, nullptr);  // what the fake's cuCtxGetCurrent left
+    EXPECT_EQ(DriverCalls("cuCtxGetCurrent").size(), 1u);
+  }
+  EXPECT_EQ(set_(node_, &p), has ? cudaSuccess : cudaErrorInsufficientDriver);
+  EXPECT_EQ(exec_set_(exec_, node_, &p), has ? cudaSuccess : cudaErrorInsufficientDriver);
+  auto set_calls = DriverCalls("cuGraphNodeSetParams");
+  auto exec_calls = DriverCalls("cuGraphExecNodeSetParams");
+  ASSERT_EQ(set_calls.size(), has ? 1u : 0u);
+  ASSERT_EQ(exec_calls.size(), has ? 1u : 0u);
+  if (has) {
+    EXPECT_EQ(set_calls[0]->args[0], reinterpret_cast<uintptr_t>(node_));
+    EXPECT_EQ(exec_calls[0]->args[0], reinterpret_cast<uintptr_t>(exec_));
+    EXPECT_EQ(exec_calls[0]->args[1], reinterpret_cast<uintptr_t>(node_));
+    drv_.set_result("cuGraphAddNode", 1);
+    EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &p), cudaErrorInvalidValue);
+  }
+  for (const char* symbol :
+       {"cudaGraphAddKernelNode", "cudaGraphAddEmptyNode", "cudaGraphAddChildGraphNode"}) {
+    EXPECT_EQ(RuntimeCalls(symbol), 0) << symbol;
+  }
+}
+
+// Bound on every family before 12 the fakes stand for (10.2, 11.2, 11.8); native from 12.x; on
+// 11.2 a memory allocation node goes through what the tree serves 11.2 with: the driver's
+// cuGraphAddMemAllocNode.
+TEST_F(GraphNodes, BoundOnOlderFamiliesElevenTwosMemoryNodesFromTheDriver) {
+  for (const char* version : {"10.2", "11.2", "11.8"}) {
+    std::unique_ptr<Runtime> rt;
+    ASSERT_NE(OpenResolved<void*>(version, kCudart_cudaGraphAddNode, &rt), nullptr) << version;
+    for (int i : {kCudart_cudaGraphAddNode, kCudart_cudaGraphNodeSetParams,
+                  kCudart_cudaGraphExecNodeSetParams}) {
+      EXPECT_NE(rt->Resolve(i), nullptr) << version << " " << CudartSymbol(i);
+      EXPECT_EQ(rt->status(i), EntryStatus::kAdapter) << version << " " << CudartSymbol(i);
+    }
+  }
+  ExpectNative("12.5", kCudart_cudaGraphNodeSetParams);
+  ExpectNative("12.5", kCudart_cudaGraphExecNodeSetParams);
+  std::unique_ptr<Runtime> rt112;
+  auto add = OpenResolved<decltype(&cudaGraphAddNode)>("11.2", kCudart_cudaGraphAddNode, &rt112);
+  ASSERT_NE(add, nullptr);
+  cudaMemAccessDesc access = {};
+  access.location = {cudaMemLocationTypeDevice, 1};
+  access.flags = cudaMemAccessFlagsProtReadWrite;
+  cudaGraphNodeParams& a = Params(cudaGraphNodeTypeMemAlloc);
+  a.alloc.poolProps.allocType = cudaMemAllocationTypePinned;
+  a.alloc.poolProps.location = {cudaMemLocationTypeDevice, 1};
+  a.alloc.accessDescs = &access;
+  a.alloc.accessDescCount = 1;
+  a.alloc.bytesize = 4096;
+  drv_.set_capture("cuGraphAddMemAllocNode", 4, sizeof(CUDA_MEM_ALLOC_NODE_PARAMS));
+  cudaGraphNode_t node = nullptr;
+  EXPECT_EQ(add(&node, graph_, nullptr, nullptr, 0, &a), cudaSuccess);
+  auto calls = DriverCalls("cuGraphAddMemAllocNode");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->args[1], 0x52u);
+  ASSERT_EQ(calls[0]->captured_size, static_cast<int>(sizeof(CUDA_MEM_ALLOC_NODE_PARAMS)));
+  CUDA_MEM_ALLOC_NODE_PARAMS seen;
+  std::memcpy(&seen, calls[0]->captured, sizeof(seen));
+  EXPECT_EQ(seen.poolProps.allocType, CU_MEM_ALLOCATION_TYPE_PINNED);
+  EXPECT_EQ(seen.poolProps.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
+  EXPECT_EQ(seen.poolProps.location.id, 1);
+  EXPECT_EQ(reinterpret_cast<const void*>(seen.accessDescs), static_cast<const void*>(&access));
+  EXPECT_EQ(seen.accessDescCount, 1u);
+  EXPECT_EQ(seen.bytesize, 4096u);
+  EXPECT_EQ(calls[0]->args[0], reinterpret_cast<uintptr_t>(&node));
+}
+
 // What 11.3-11.6 runtimes added (user objects, graph memory nodes, ...) on 11.2, which lacks it:
 // every entry whose family-11 rule is "native, else driver" binds natively on 11.8 and to its
 // Driver_ adapter on 11.2 (each fake exports what its real runtime does); a call on 11.2 reaches
@@ -1012,10 +1518,10 @@ TEST_F(Served, ElevenTwoGetsFromTheDriverWhatLaterElevensHave) {
 // An entry no path serves: 35 where the driver is older than the first driver that runs a runtime
 // serving it natively (the table's needs_driver), 801 where it is not; the text says which.
 TEST_F(Served, MissingEntriesAnswer35Or801ByTheTable) {
-  // cudaGraphAddNode: native from family 12 (needs a 12.0 driver); every fake driver here is 12.2+.
-  EXPECT_EQ(CudartRuleFor(kCudart_cudaGraphAddNode, 11).needs_driver, 12000);
-  EXPECT_EQ(rt_->Resolve(kCudart_cudaGraphAddNode), nullptr);
-  EXPECT_EQ(rt_->missing_result(kCudart_cudaGraphAddNode), cudaErrorNotSupported);
+  // cudaGetKernel: native from family 12 (needs a 12.0 driver); every fake driver here is 12.2+.
+  EXPECT_EQ(CudartRuleFor(kCudart_cudaGetKernel, 11).needs_driver, 12000);
+  EXPECT_EQ(rt_->Resolve(kCudart_cudaGetKernel), nullptr);
+  EXPECT_EQ(rt_->missing_result(kCudart_cudaGetKernel), cudaErrorNotSupported);
   EXPECT_NE(rt_->last_error().find("returning 801"), std::string::npos) << rt_->last_error();
   // cudaKernelSetAttributeForDevice: native in 13.0 only (composed from the driver before), so
   // were it unserved it would answer 35 below a 13.0 driver.
@@ -1029,8 +1535,8 @@ TEST_F(Served, MissingEntriesAnswer35Or801ByTheTable) {
   o.driver_version = 11080;
   auto clamped = Runtime::Open(o);
   ASSERT_TRUE(clamped && clamped->ok());
-  EXPECT_EQ(clamped->missing_result(kCudart_cudaGraphAddNode), cudaErrorInsufficientDriver);
-  EXPECT_EQ(clamped->Resolve(kCudart_cudaGraphAddNode), nullptr);
+  EXPECT_EQ(clamped->missing_result(kCudart_cudaGetKernel), cudaErrorInsufficientDriver);
+  EXPECT_EQ(clamped->Resolve(kCudart_cudaGetKernel), nullptr);
   EXPECT_NE(clamped->last_error().find("returning 35"), std::string::npos)
       << clamped->last_error();
   // A name that is no entry keeps 302; an entry index out of range too.
@@ -1140,8 +1646,8 @@ TEST_F(LastError, AMissingEntrysAnswerIsTheDefaultRuntimesLastError) {
   auto peek = reinterpret_cast<cudaError_t (*)()>(rt.Resolve(kCudart_cudaPeekAtLastError));
   ASSERT_TRUE(get && peek);
   EXPECT_EQ(get(), cudaSuccess);
-  ASSERT_EQ(rt.Resolve(kCudart_cudaGraphAddNode), nullptr);
-  const int answer = rt.missing_result(kCudart_cudaGraphAddNode);
+  ASSERT_EQ(rt.Resolve(kCudart_cudaGetKernel), nullptr);
+  const int answer = rt.missing_result(kCudart_cudaGetKernel);
   EXPECT_EQ(answer, cudaErrorNotSupported);  // every fake driver here is 12.2+
   NoteCudartMissingAnswer(answer);
   EXPECT_EQ(peek(), answer);
@@ -1274,6 +1780,19 @@ TEST_F(ServedBefore12, EntriesTheDriverLacksAnswer35AndRunNothing) {
       kCudart_cudaDeviceRegisterAsyncNotification);
   cudaAsyncCallbackHandle_t callback = nullptr;
   EXPECT_EQ(notify(0, nullptr, nullptr, &callback), cudaErrorInsufficientDriver);
+  // cudaGraphAddNode is composed from the runtime's own calls, which need no 12.x driver; only a
+  // conditional node needs the driver's (12.3+): 35.
+  auto add_node = Entry<decltype(&cudaGraphAddNode)>(kCudart_cudaGraphAddNode);
+  ASSERT_NE(add_node, nullptr);
+  alignas(cudaGraphNodeParams) unsigned char storage[sizeof(cudaGraphNodeParams)] = {};
+  auto* node_params = reinterpret_cast<cudaGraphNodeParams*>(storage);
+  node_params->type = cudaGraphNodeTypeEmpty;
+  cudaGraphNode_t node = nullptr;
+  EXPECT_EQ(add_node(&node, nullptr, nullptr, nullptr, 0, node_params), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaGraphAddEmptyNode"), 1);
+  node_params->type = cudaGraphNodeTypeConditional;
+  EXPECT_EQ(add_node(&node, nullptr, nullptr, nullptr, 0, node_params),
+            cudaErrorInsufficientDriver);
   EXPECT_EQ(RuntimeCalls("cudaFree"), 0);
   EXPECT_EQ(RuntimeCalls("cudaGetFuncBySymbol"), 0);
   EXPECT_TRUE(DriverCalls("cuInit").empty());

@@ -18,6 +18,7 @@
 #include "probe_util.h"
 
 __global__ void FillSeven(int* out) { out[threadIdx.x] = 7 + threadIdx.x; }
+__global__ void FillFrom(int* out, int base) { out[threadIdx.x] = base + threadIdx.x; }
 
 namespace {
 
@@ -52,6 +53,105 @@ std::string MappedRuntimes() {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
   return out;
+}
+
+// Whether out[0..31] is base + i and out[32..63] is fill, read back from the device.
+bool Holds(const int* device_out, int base, int fill) {
+  int host[64] = {};
+  if (cudaMemcpy(host, device_out, sizeof(host), cudaMemcpyDeviceToHost) != cudaSuccess) {
+    return false;
+  }
+  for (int i = 0; i < 64; ++i) {
+    if (host[i] != (i < 32 ? base + i : fill)) return false;
+  }
+  return true;
+}
+
+// cudaGraphAddNode with typed parameters (on 11.x runtimes composed from their typed node calls):
+// memset src (64 ints = fill) -> kernel (src[0..31] = base + i) -> memcpy src to dst. Then
+// cudaGraphNodeSetParams on the kernel before instantiation, cudaGraphExecNodeSetParams on all
+// three after it (a new base, fill and destination), each launch's result checked.
+void GraphNodesThroughTypedParams(cudaStream_t stream) {
+  int *src = nullptr, *dst = nullptr, *dst2 = nullptr;
+  constexpr size_t kBytes = 64 * sizeof(int);
+  if (cudaMalloc(&src, kBytes) != cudaSuccess || cudaMalloc(&dst, kBytes) != cudaSuccess ||
+      cudaMalloc(&dst2, kBytes) != cudaSuccess) {
+    g_bad = 1;
+    return;
+  }
+  cudaMemset(dst, 0, kBytes);
+  cudaMemset(dst2, 0, kBytes);
+  cudaGraph_t graph = nullptr;
+  cudaGraphCreate(&graph, 0);
+  int base = 100;
+  void* kernel_args[] = {&src, &base};
+  auto memset_params = [&](unsigned int fill) {
+    cudaGraphNodeParams p = {};
+    p.type = cudaGraphNodeTypeMemset;
+    p.memset.dst = src;
+    p.memset.value = fill;
+    p.memset.elementSize = sizeof(int);
+    p.memset.width = 64;
+    p.memset.height = 1;
+    return p;
+  };
+  auto kernel_params = [&]() {
+    cudaGraphNodeParams p = {};
+    p.type = cudaGraphNodeTypeKernel;
+    p.kernel.func = reinterpret_cast<void*>(FillFrom);
+    p.kernel.gridDim = dim3(1, 1, 1);
+    p.kernel.blockDim = dim3(32, 1, 1);
+    p.kernel.kernelParams = kernel_args;
+    return p;
+  };
+  auto memcpy_params = [&](int* to) {
+    cudaGraphNodeParams p = {};
+    p.type = cudaGraphNodeTypeMemcpy;
+    p.memcpy.copyParams.srcPtr = make_cudaPitchedPtr(src, kBytes, kBytes, 1);
+    p.memcpy.copyParams.dstPtr = make_cudaPitchedPtr(to, kBytes, kBytes, 1);
+    p.memcpy.copyParams.extent = make_cudaExtent(kBytes, 1, 1);
+    p.memcpy.copyParams.kind = cudaMemcpyDeviceToDevice;
+    return p;
+  };
+  cudaGraphNode_t set_node = nullptr, kernel_node = nullptr, copy_node = nullptr;
+  cudaGraphNodeParams p = memset_params(5);
+  Line("graph_add_memset", cudaGraphAddNode(&set_node, graph, nullptr, nullptr, 0, &p));
+  p = kernel_params();
+  Line("graph_add_kernel", cudaGraphAddNode(&kernel_node, graph, &set_node, nullptr, 1, &p));
+  p = memcpy_params(dst);
+  Line("graph_add_memcpy", cudaGraphAddNode(&copy_node, graph, &kernel_node, nullptr, 1, &p));
+  if (set_node == nullptr || kernel_node == nullptr || copy_node == nullptr) return;
+  base = 200;  // kernelParams are copied at the call: the node still has 100 until it is set
+  p = kernel_params();
+  Line("graph_node_set_kernel", cudaGraphNodeSetParams(kernel_node, &p));
+  cudaGraphExec_t exec = nullptr;
+  Line("graph_nodes_instantiate", cudaGraphInstantiate(&exec, graph, 0));
+  if (exec == nullptr) {
+    g_bad = 1;
+    return;
+  }
+  Line("graph_nodes_launch", cudaGraphLaunch(exec, stream));
+  cudaStreamSynchronize(stream);
+  const bool first = Holds(dst, 200, 5);
+  std::printf("graph_nodes_ok=%d\n", first);
+  base = 300;
+  p = kernel_params();
+  Line("graph_exec_set_kernel", cudaGraphExecNodeSetParams(exec, kernel_node, &p));
+  p = memset_params(9);
+  Line("graph_exec_set_memset", cudaGraphExecNodeSetParams(exec, set_node, &p));
+  p = memcpy_params(dst2);
+  Line("graph_exec_set_memcpy", cudaGraphExecNodeSetParams(exec, copy_node, &p));
+  Line("graph_exec_launch", cudaGraphLaunch(exec, stream));
+  cudaStreamSynchronize(stream);
+  // The new destination holds the new values; the first one kept the first launch's.
+  const bool second = Holds(dst2, 300, 9) && Holds(dst, 200, 5);
+  std::printf("graph_exec_set_ok=%d\n", second);
+  if (!first || !second) g_bad = 1;
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaFree(src);
+  cudaFree(dst);
+  cudaFree(dst2);
 }
 
 }  // namespace
@@ -159,6 +259,7 @@ int main() {
   cudaGraphNode_t node = nullptr;
   Line("cudaGraphAddNode", cudaGraphAddNode(&node, empty_graph, nullptr, nullptr, 0, &params));
   Line("cudaGetLastError", cudaGetLastError());
+  GraphNodesThroughTypedParams(stream);
 
   // ---- issue 22 item 3, the 12.x graph entries served from the driver on 11.x runtimes ----
   // cudaGraphInstantiateWithParams with an upload: the driver fills result_out / errNode_out.

@@ -8,6 +8,7 @@
 // A served entry's error is the thread's last error (cudaGetLastError / cudaPeekAtLastError through
 // cudyn), ordered against the runtime's own. Each runtime runs in its own process (this binary re-executed with --served), the driver's
 // directory on LD_LIBRARY_PATH and in CUDYN_DRIVER_PATH.
+#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,12 +46,16 @@ bool IsServed(int index, int family) {
 }
 
 // The composed entries (inputs/cudart_adapters.tsv) added with the clean-error answer.
-constexpr int kComposed[] = {cudyn::kCudart_cudaInitDevice, cudyn::kCudart_cudaFuncGetName,
+constexpr int kComposed[] = {cudyn::kCudart_cudaInitDevice,
+                             cudyn::kCudart_cudaFuncGetName,
                              cudyn::kCudart_cudaGetDriverEntryPointByVersion,
                              cudyn::kCudart_cudaGetDriverEntryPointByVersion_ptsz,
                              cudyn::kCudart_cudaFuncGetParamInfo,
                              cudyn::kCudart_cudaKernelSetAttributeForDevice,
-                             cudyn::kCudart_cudaGraphConditionalHandleCreate};
+                             cudyn::kCudart_cudaGraphConditionalHandleCreate,
+                             cudyn::kCudart_cudaGraphAddNode,
+                             cudyn::kCudart_cudaGraphNodeSetParams,
+                             cudyn::kCudart_cudaGraphExecNodeSetParams};
 
 // --served DIR: opens the runtime in DIR for the environment's driver, prints key=value lines.
 int Served(char** argv) {
@@ -84,8 +89,8 @@ int Served(char** argv) {
   std::printf("missing=%d\nserved=%d\nserved_bound=%d\ncomposed=%d\n", missing, served,
               served_bound, composed);
   // Entries no path serves: 35 below the first driver that runs a runtime with them, else 801.
-  std::printf("missing_rc.cudaGraphAddNode=%d\nmissing_rc.cudaKernelSetAttributeForDevice=%d\n",
-              rt->missing_result(cudyn::kCudart_cudaGraphAddNode),
+  std::printf("missing_rc.cudaGetKernel=%d\nmissing_rc.cudaKernelSetAttributeForDevice=%d\n",
+              rt->missing_result(cudyn::kCudart_cudaGetKernel),
               rt->missing_result(cudyn::kCudart_cudaKernelSetAttributeForDevice));
   // Composed entries, no GPU here.
   const char* name = nullptr;
@@ -117,6 +122,24 @@ int Served(char** argv) {
       rt->Resolve(cudyn::kCudart_cudaFuncGetParamInfo));
   std::printf("param_info_rc=%d\n",
               param_info != nullptr ? param_info(&not_a_stub, 0, &param_offset, &param_size) : -1);
+  // cudaGraphAddNode: a NULL nodeParams is refused before any call (13.0: 1); an empty node is
+  // what the runtime's own cudaGraphAddEmptyNode answers for the same arguments (asked first).
+  auto add_node =
+      reinterpret_cast<decltype(&cudaGraphAddNode)>(rt->Resolve(cudyn::kCudart_cudaGraphAddNode));
+  auto add_empty =
+      reinterpret_cast<decltype(&cudaGraphAddEmptyNode)>(rt->Symbol("cudaGraphAddEmptyNode"));
+  cudaGraphNode_t graph_node = nullptr;
+  alignas(cudaGraphNodeParams) unsigned char node_storage[sizeof(cudaGraphNodeParams)] = {};
+  auto* node_params = reinterpret_cast<cudaGraphNodeParams*>(node_storage);
+  node_params->type = cudaGraphNodeTypeEmpty;
+  std::printf("add_empty_direct_rc=%d\n",
+              add_empty != nullptr ? add_empty(&graph_node, nullptr, nullptr, 0) : -1);
+  std::printf(
+      "add_node_empty_rc=%d\n",
+      add_node != nullptr ? add_node(&graph_node, nullptr, nullptr, nullptr, 0, node_params) : -1);
+  std::printf(
+      "add_node_null_rc=%d\n",
+      add_node != nullptr ? add_node(&graph_node, nullptr, nullptr, nullptr, 0, nullptr) : -1);
   // What the runtime and the driver answer themselves.
   auto runtime_free = reinterpret_cast<int (*)(void*)>(rt->Symbol("cudaFree"));
   std::printf("runtime_free_rc=%d\n", runtime_free != nullptr ? runtime_free(nullptr) : -1);
@@ -293,15 +316,26 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     // cudaGraphConditionalHandleCreate composed) and on 11.2 the 18 entries of 11.3-11.6 runtimes
     // it lacks served from the driver (11.4 at most, all in 535), and its
     // cudaStreamUpdateCaptureDependencies(_ptsz) adapter bound (the driver's 11.3 entry where the
-    // runtime has none): 11.2 36 -> 9, 11.8 11 -> 4.
+    // runtime has none): 11.2 36 -> 9, 11.8 11 -> 4. Then cudaGraphAddNode,
+    // cudaGraphNodeSetParams and cudaGraphExecNodeSetParams composed from the runtime's typed
+    // node calls: 11.2 9 -> 6, 11.8 4 -> 1 (cudaGetKernel).
     const std::string v = runtime.version;
-    EXPECT_EQ(missing, v == "11.2" ? 36 - 7 - 18 - 2 : v == "11.8" ? 11 - 7 : 0);
-    EXPECT_EQ(composed, v == "11.2" || v == "11.8" ? 7 : v == "12.4" ? 3 : 1);
+    EXPECT_EQ(missing, v == "11.2" ? 36 - 7 - 18 - 2 - 3 : v == "11.8" ? 11 - 7 - 3 : 0);
+    EXPECT_EQ(composed, v == "11.2" || v == "11.8" ? 10 : v == "12.4" ? 3 : 1);
+    // The composed cudaGraphAddNode answers 1 for a NULL nodeParams (13.0 measured) and, for an
+    // empty node, what the runtime's own cudaGraphAddEmptyNode answers (no GPU: its failed
+    // initialisation).
+    if (!twelve) {
+      EXPECT_EQ(r["add_node_null_rc"], "1");
+      EXPECT_EQ(r["add_node_empty_rc"], r["add_empty_direct_rc"]);
+      EXPECT_NE(r["add_empty_direct_rc"], "-1");
+      EXPECT_NE(r["add_empty_direct_rc"], "0");
+    }
     // 535 is CUDA 12.2: an entry of 12.x runtimes answers 801 (a runtime with it runs here, the
     // chosen one lacks it); a 13.0-only entry would answer 35 (none is left unserved: the table's
     // answer for cudaKernelSetAttributeForDevice, composed now).
     if (!twelve) {
-      EXPECT_EQ(r["missing_rc.cudaGraphAddNode"], "801");
+      EXPECT_EQ(r["missing_rc.cudaGetKernel"], "801");
     }
     EXPECT_EQ(r["missing_rc.cudaKernelSetAttributeForDevice"], "35");
     // Composed: a host function no module registered (13.0: 400); the driver's entry point at
@@ -361,7 +395,7 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
       EXPECT_EQ(c["driver"], "11020");
       EXPECT_EQ(c["with_params_rc"], "35");
       if (v == "11.2") EXPECT_EQ(c["user_object_rc"], "35");
-      EXPECT_EQ(c["missing_rc.cudaGraphAddNode"], "35");  // 12.x runtimes need a 12.0 driver
+      EXPECT_EQ(c["missing_rc.cudaGetKernel"], "35");  // 12.x runtimes need a 12.0 driver
     }
     // The runtime's failed initialisation (100, no GPU) is its last error from its first call
     // on and is never cleared; it stays the answer through cudyn after the served entry's 35 —
