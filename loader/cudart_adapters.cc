@@ -1245,6 +1245,30 @@ static_assert(SameValue(cudaGraphMemAttrUsedMemCurrent, CU_GRAPH_MEM_ATTR_USED_M
                             CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT) &&
                   SameValue(cudaGraphMemAttrReservedMemHigh, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH),
               "cudaGraphMemAttributeType is CUgraphMem_attribute");
+// cudaGraphDebugDotPrint (11.2's served row): every runtime flag is the driver's of the same name;
+// the driver's CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES (1 << 1) has no runtime flag, and 13.0 does
+// not add it (H100: its file is the driver's with the caller's flags, byte for byte).
+static_assert(SameValue(cudaGraphDebugDotFlagsVerbose, CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE) &&
+                  SameValue(cudaGraphDebugDotFlagsKernelNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsMemcpyNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsMemsetNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsHostNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsEventNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsExtSemasSignalNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_SIGNAL_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsExtSemasWaitNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_WAIT_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsKernelNodeAttributes,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES) &&
+                  SameValue(cudaGraphDebugDotFlagsHandles, CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES) &&
+                  SameValue(cudaGraphDebugDotFlagsConditionalNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS),
+              "cudaGraphDebugDotFlags are CUgraphDebugDot_flags");
 static_assert(sizeof(cudaHostFn_t) == sizeof(CUhostFn) &&
                   sizeof(cudaMipmappedArray_t) == sizeof(CUmipmappedArray),
               "cudaHostFn_t / cudaMipmappedArray_t are CUhostFn / CUmipmappedArray");

@@ -635,6 +635,47 @@ TEST_F(Served, FuncGetParamInfoComposesGetFuncBySymbolAndTheDriver) {
             CudartAdapter::kFuncGetParamInfoDriver);
 }
 
+// ---- 11.2: what 11.8 runtimes have, served or composed ----
+// The fixture on the 11.2 fake: its runtime's calls are what RuntimeCalls and the control API see.
+class ElevenTwoFake : public Served {
+ protected:
+  void SetUp() override {
+    Served::SetUp();
+    rt_ = OpenFake("11.2", "libcudart.so.11.0");
+    ASSERT_TRUE(rt_);
+    drv_.reset();
+    FakeRuntimeCall("fake_cudart_reset");
+    set_result_ = reinterpret_cast<void (*)(const char*, int)>(
+        dlsym(rt_->handle(), "fake_cudart_set_result"));
+    ASSERT_NE(set_result_, nullptr);
+  }
+  void (*set_result_)(const char*, int) = nullptr;
+};
+
+// cudaGraphDebugDotPrint on 11.2: the runtime's initialisation, then the driver's
+// cuGraphDebugDotPrint with the caller's graph, path and flags as they are.
+TEST_F(ElevenTwoFake, GraphDebugDotPrintPassesTheFlags) {
+  ExpectNative("11.8", kCudart_cudaGraphDebugDotPrint);
+  auto fn = Entry<decltype(&cudaGraphDebugDotPrint)>(kCudart_cudaGraphDebugDotPrint);
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(rt_->status(kCudart_cudaGraphDebugDotPrint), EntryStatus::kAdapter);
+  static const char path[] = "graph.dot";
+  const unsigned flags = cudaGraphDebugDotFlagsVerbose | cudaGraphDebugDotFlagsHandles |
+                         cudaGraphDebugDotFlagsConditionalNodeParams;
+  EXPECT_EQ(fn(reinterpret_cast<cudaGraph_t>(0x52), path, flags), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 1);
+  auto calls = DriverCalls("cuGraphDebugDotPrint");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->args[0], 0x52u);
+  EXPECT_EQ(calls[0]->args[1], reinterpret_cast<uintptr_t>(path));
+  EXPECT_EQ(static_cast<unsigned>(calls[0]->args[2]),
+            static_cast<unsigned>(CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE |
+                                  CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES |
+                                  CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS));
+  drv_.set_result("cuGraphDebugDotPrint", 304);  // CUDA_ERROR_OPERATING_SYSTEM (13.0: a bad dir)
+  EXPECT_EQ(fn(reinterpret_cast<cudaGraph_t>(0x52), path, 0), cudaErrorOperatingSystem);
+}
+
 // cudaKernelSetAttributeForDevice before 13.0: cuInit(0), then the driver's cuKernelSetAttribute
 // (12.0+) with the arguments reordered (attribute, value, kernel, device) and the attribute mapped
 // by name; a value that is no cudaFuncAttribute answers 1 without a driver call.

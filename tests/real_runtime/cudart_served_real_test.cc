@@ -81,6 +81,13 @@ int Served(char** argv) {
   for (int i : kComposed) {
     if (rt->status(i) == cudyn::EntryStatus::kAdapter) ++composed;
   }
+  std::printf("status.cudaGraphDebugDotPrint=%s\n",
+              rt->status(cudyn::kCudart_cudaGraphDebugDotPrint) == cudyn::EntryStatus::kNative
+                  ? "native"
+                  : rt->status(cudyn::kCudart_cudaGraphDebugDotPrint) ==
+                            cudyn::EntryStatus::kAdapter
+                        ? "adapter"
+                        : "other");
   std::printf("missing=%d\nserved=%d\nserved_bound=%d\ncomposed=%d\n", missing, served,
               served_bound, composed);
   // Entries no path serves: 35 below the first driver that runs a runtime with them, else 801.
@@ -179,6 +186,10 @@ int Served(char** argv) {
   std::printf("user_object_native=%d\nuser_object_rc=%d\n",
               rt->status(cudyn::kCudart_cudaUserObjectCreate) == cudyn::EntryStatus::kNative,
               user_object != nullptr ? user_object(&object, &payload, [](void*) {}, 1, 1) : -1);
+  // An 11.3+ entry: the runtime's own from 11.8, the driver's cuGraphDebugDotPrint on 11.2.
+  auto dot = reinterpret_cast<int (*)(void*, const char*, unsigned)>(
+      rt->Resolve(cudyn::kCudart_cudaGraphDebugDotPrint));
+  std::printf("dot_print_rc=%d\n", dot != nullptr ? dot(nullptr, "unused.dot", 0) : -1);
   return 0;
 }
 
@@ -293,9 +304,10 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     // cudaGraphConditionalHandleCreate composed) and on 11.2 the 18 entries of 11.3-11.6 runtimes
     // it lacks served from the driver (11.4 at most, all in 535), and its
     // cudaStreamUpdateCaptureDependencies(_ptsz) adapter bound (the driver's 11.3 entry where the
-    // runtime has none): 11.2 36 -> 9, 11.8 11 -> 4.
+    // runtime has none): 11.2 36 -> 9, 11.8 11 -> 4. Then on 11.2 the driver's
+    // cuGraphDebugDotPrint (11.3) for what 11.8 has: 11.2 9 -> 8.
     const std::string v = runtime.version;
-    EXPECT_EQ(missing, v == "11.2" ? 36 - 7 - 18 - 2 : v == "11.8" ? 11 - 7 : 0);
+    EXPECT_EQ(missing, v == "11.2" ? 36 - 7 - 18 - 2 - 1 : v == "11.8" ? 11 - 7 : 0);
     EXPECT_EQ(composed, v == "11.2" || v == "11.8" ? 7 : v == "12.4" ? 3 : 1);
     // 535 is CUDA 12.2: an entry of 12.x runtimes answers 801 (a runtime with it runs here, the
     // chosen one lacks it); a 13.0-only entry would answer 35 (none is left unserved: the table's
@@ -322,11 +334,16 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
       if (kv.first.rfind("missing.", 0) == 0) std::printf("  still missing: %s\n", kv.first.c_str() + 8);
     }
     // 12.x: 31 rows; 11.x: those 31, the 3 entries 12.x runtimes have (cudaStreamGetId(_ptsz),
-    // cudaGraphExecGetFlags), the 6 served graph / notification entries, and on 11.2 the 18.
-    EXPECT_EQ(served, twelve ? 31 : v == "11.8" ? 31 + 3 + 6 : 31 + 3 + 6 + 18);
+    // cudaGraphExecGetFlags), the 6 served graph / notification entries, and on 11.2 the 18 and
+    // cudaGraphDebugDotPrint.
+    EXPECT_EQ(served, twelve ? 31 : v == "11.8" ? 31 + 3 + 6 : 31 + 3 + 6 + 18 + 1);
     // Each rule bound, to the driver or to the runtime's own symbol, none missing.
     EXPECT_EQ(std::atoi(r["served"].c_str()), served + std::atoi(r["served_native"].c_str()));
-    EXPECT_EQ(r["served_native"], v == "11.8" ? "18" : "0");
+    EXPECT_EQ(r["served_native"], v == "11.8" ? "19" : "0");
+    // 11.2 lacks cudaGraphDebugDotPrint: served (535 has cuGraphDebugDotPrint); the runtime's
+    // initialisation (no GPU: 100) answers first, as every runtime's own does.
+    EXPECT_EQ(r["status.cudaGraphDebugDotPrint"], v == "11.2" ? "adapter" : "native");
+    EXPECT_EQ(r["dot_print_rc"], "100");
     for (const char* entry : {"cudaStreamGetId", "cudaLibraryLoadData", "cudaLogsCurrent",
                               "cudaMemcpyBatchAsync", "cudaMemcpy3DBatchAsync_ptsz",
                               "cudaFuncGetParamInfo", "cudaKernelSetAttributeForDevice"}) {
@@ -362,6 +379,8 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
       EXPECT_EQ(c["with_params_rc"], "35");
       if (v == "11.2") EXPECT_EQ(c["user_object_rc"], "35");
       EXPECT_EQ(c["missing_rc.cudaGraphAddNode"], "35");  // 12.x runtimes need a 12.0 driver
+      // Nor cuGraphDebugDotPrint (11.3): 35 on 11.2, nothing run.
+      if (v == "11.2") EXPECT_EQ(c["dot_print_rc"], "35");
     }
     // The runtime's failed initialisation (100, no GPU) is its last error from its first call
     // on and is never cleared; it stays the answer through cudyn after the served entry's 35 —
