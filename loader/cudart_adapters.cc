@@ -1044,7 +1044,8 @@ CUlaunchConfig DriverLaunchConfig(const cudaLaunchConfig_t& config) {
 
 // The CUfunction to launch for `func` in the runtime's current context, after the runtime's
 // initialisation (its cudaFree(NULL), its error the answer). A host stub: the runtime's own
-// cudaGetFuncBySymbol (11.0+), with its errors. What the runtime does not know (98) and is not
+// cudaGetFuncBySymbol (11.0+; a 10.x runtime has none: entry `index` answers as one no path
+// serves), with its errors. What the runtime does not know (98) and is not
 // NULL 13.0 uses as a cudaKernel_t (\note_cudaKernel_t of cuda_runtime_api.h; on these runtimes
 // one comes from the served cudaLibraryGetKernel): the driver's cuKernelGetFunction (12.0+; a
 // driver without it has no cudaKernel_t, so 98 stays the answer), its error translated (13.0: an
@@ -1063,10 +1064,12 @@ bool NoLastError(Runtime* rt) {
   auto peek = Old<cudaError_t (*)()>(rt, "cudaPeekAtLastError");
   return peek != nullptr && peek() == cudaSuccess;
 }
-cudaError_t FunctionOf(Runtime* rt, const void* func, CUfunction* function) {
+cudaError_t FunctionOf(Runtime* rt, int index, const void* func, CUfunction* function) {
   auto runtime_free = Old<cudaError_t (*)(void*)>(rt, "cudaFree");
   auto by_symbol = Old<cudaError_t (*)(cudaFunction_t*, const void*)>(rt, "cudaGetFuncBySymbol");
-  if (runtime_free == nullptr || by_symbol == nullptr) return CUDYN_MISSING;
+  if (runtime_free == nullptr || by_symbol == nullptr) {
+    return static_cast<cudaError_t>(rt->missing_result(index));
+  }
   const cudaError_t init_rc = runtime_free(nullptr);
   if (init_rc != cudaSuccess) return init_rc;
   const bool clear_before = NoLastError(rt);
@@ -1106,7 +1109,9 @@ cudaError_t LaunchKernelExCImpl(const cudaLaunchConfig_t* config, const void* fu
     if (kernel_rc != cudaSuccess) return kernel_rc;
   } else {
     if (driver_launch == nullptr) return cudaErrorInsufficientDriver;
-    const cudaError_t rc = FunctionOf(rt, func, &function);
+    const cudaError_t rc = FunctionOf(
+        rt, kPtsz ? kCudart_cudaLaunchKernelExC_ptsz : kCudart_cudaLaunchKernelExC, func,
+        &function);
     if (rc != cudaSuccess) return rc;
   }
   const CUlaunchConfig driver_config = DriverLaunchConfig(*config);
@@ -1127,7 +1132,7 @@ cudaError_t LaunchKernelExCDriverPtsz(const cudaLaunchConfig_t* config, const vo
 // them (11.2): the driver's entry (35 where the driver lacks it, nothing run) on FunctionOf's
 // CUfunction with the converted configuration.
 template <int I>
-cudaError_t ClusterOccupancyImpl(int entry, int* out, const void* func,
+cudaError_t ClusterOccupancyImpl(int index, int entry, int* out, const void* func,
                                  const cudaLaunchConfig_t* config) {
   Runtime* rt = CudartAdapterRuntime(I);
   if (rt == nullptr) return CUDYN_NO_RUNTIME;
@@ -1136,7 +1141,7 @@ cudaError_t ClusterOccupancyImpl(int entry, int* out, const void* func,
   if (occupancy == nullptr) return cudaErrorInsufficientDriver;
   if (config == nullptr) return cudaErrorInvalidValue;
   CUfunction function = nullptr;
-  const cudaError_t rc = FunctionOf(rt, func, &function);
+  const cudaError_t rc = FunctionOf(rt, index, func, &function);
   if (rc != cudaSuccess) return rc;
   const CUlaunchConfig driver_config = DriverLaunchConfig(*config);
   return CudaErrorFromDriver(occupancy(out, function, &driver_config));
@@ -1144,13 +1149,15 @@ cudaError_t ClusterOccupancyImpl(int entry, int* out, const void* func,
 template <int I>
 cudaError_t OccupancyMaxPotentialClusterSizeDriver(int* clusterSize, const void* func,
                                                    const cudaLaunchConfig_t* launchConfig) {
-  return Served<I>(ClusterOccupancyImpl<I>(kEntry_cuOccupancyMaxPotentialClusterSize, clusterSize,
+  return Served<I>(ClusterOccupancyImpl<I>(kCudart_cudaOccupancyMaxPotentialClusterSize,
+                                           kEntry_cuOccupancyMaxPotentialClusterSize, clusterSize,
                                            func, launchConfig));
 }
 template <int I>
 cudaError_t OccupancyMaxActiveClustersDriver(int* numClusters, const void* func,
                                              const cudaLaunchConfig_t* launchConfig) {
-  return Served<I>(ClusterOccupancyImpl<I>(kEntry_cuOccupancyMaxActiveClusters, numClusters, func,
+  return Served<I>(ClusterOccupancyImpl<I>(kCudart_cudaOccupancyMaxActiveClusters,
+                                           kEntry_cuOccupancyMaxActiveClusters, numClusters, func,
                                            launchConfig));
 }
 
