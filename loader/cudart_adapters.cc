@@ -915,6 +915,252 @@ cudaError_t KernelSetAttributeForDeviceDriver(cudaKernel_t kernel, enum cudaFunc
   return Served<I>(KernelSetAttributeForDeviceDriverImpl<I>(kernel, attr, value, device));
 }
 
+// ---- launches and cluster occupancy on 11.2 (11.8+ runtimes have them) ----
+// cudaLaunchKernelExC(_ptsz), cudaOccupancyMaxPotentialClusterSize and
+// cudaOccupancyMaxActiveClusters take a cudaLaunchConfig_t; the driver's cuLaunchKernelEx(_ptsz),
+// cuOccupancyMaxPotentialClusterSize and cuOccupancyMaxActiveClusters (driver 11.8+) a
+// CUlaunchConfig: the same grid, block and stream (cudaStream_t is CUstream; cudaStreamLegacy /
+// cudaStreamPerThread are CU_STREAM_LEGACY / CU_STREAM_PER_THREAD; a NULL stream is the legacy
+// default stream for the plain entries and the per-thread one for the _ptsz twins, in both APIs),
+// dynamicSmemBytes a size_t where sharedMemBytes is an unsigned (13.0 truncates it: 2^32 bytes
+// launch as 0, measured on the H100), and an attribute array of the driver's layout and values
+// (asserted below), passed as it is. 13.0 (H100, driver 580): a cluster launch (cluster 2x1x1)
+// runs with %cluster_nctarank 2; a host function no module registered answers 400 (launch and
+// both occupancy calls, with or without attributes), a NULL func 98, attributes counted but NULL
+// 1; a NULL config crashes it (answered 1 here).
+static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute) &&
+                  offsetof(cudaLaunchAttribute, id) == offsetof(CUlaunchAttribute, id) &&
+                  offsetof(cudaLaunchAttribute, val) == offsetof(CUlaunchAttribute, value) &&
+                  sizeof(cudaLaunchAttributeValue) == sizeof(CUlaunchAttributeValue) &&
+                  sizeof(cudaLaunchAttributeID) == sizeof(CUlaunchAttributeID),
+              "cudaLaunchAttribute is CUlaunchAttribute");
+// Every member of the value union starts at 0; each has the driver member's size (and fields).
+#define CUDYN_SAME_MEMBER(rt_member, cu_member)                                        \
+  static_assert(sizeof(static_cast<cudaLaunchAttributeValue*>(nullptr)->rt_member) ==  \
+                    sizeof(static_cast<CUlaunchAttributeValue*>(nullptr)->cu_member) && \
+                    offsetof(cudaLaunchAttributeValue, rt_member) ==                    \
+                        offsetof(CUlaunchAttributeValue, cu_member),                    \
+                "cudaLaunchAttributeValue." #rt_member " is CUlaunchAttributeValue." #cu_member);
+CUDYN_SAME_MEMBER(accessPolicyWindow, accessPolicyWindow)
+CUDYN_SAME_MEMBER(accessPolicyWindow.base_ptr, accessPolicyWindow.base_ptr)
+CUDYN_SAME_MEMBER(accessPolicyWindow.num_bytes, accessPolicyWindow.num_bytes)
+CUDYN_SAME_MEMBER(accessPolicyWindow.hitRatio, accessPolicyWindow.hitRatio)
+CUDYN_SAME_MEMBER(accessPolicyWindow.hitProp, accessPolicyWindow.hitProp)
+CUDYN_SAME_MEMBER(accessPolicyWindow.missProp, accessPolicyWindow.missProp)
+CUDYN_SAME_MEMBER(cooperative, cooperative)
+CUDYN_SAME_MEMBER(syncPolicy, syncPolicy)
+CUDYN_SAME_MEMBER(clusterDim.x, clusterDim.x)
+CUDYN_SAME_MEMBER(clusterDim.y, clusterDim.y)
+CUDYN_SAME_MEMBER(clusterDim.z, clusterDim.z)
+CUDYN_SAME_MEMBER(clusterSchedulingPolicyPreference, clusterSchedulingPolicyPreference)
+CUDYN_SAME_MEMBER(programmaticStreamSerializationAllowed, programmaticStreamSerializationAllowed)
+CUDYN_SAME_MEMBER(programmaticEvent.event, programmaticEvent.event)
+CUDYN_SAME_MEMBER(programmaticEvent.flags, programmaticEvent.flags)
+CUDYN_SAME_MEMBER(programmaticEvent.triggerAtBlockStart, programmaticEvent.triggerAtBlockStart)
+CUDYN_SAME_MEMBER(priority, priority)
+CUDYN_SAME_MEMBER(memSyncDomainMap.default_, memSyncDomainMap.default_)
+CUDYN_SAME_MEMBER(memSyncDomainMap.remote, memSyncDomainMap.remote)
+CUDYN_SAME_MEMBER(memSyncDomain, memSyncDomain)
+CUDYN_SAME_MEMBER(preferredClusterDim.x, preferredClusterDim.x)
+CUDYN_SAME_MEMBER(preferredClusterDim.y, preferredClusterDim.y)
+CUDYN_SAME_MEMBER(preferredClusterDim.z, preferredClusterDim.z)
+CUDYN_SAME_MEMBER(launchCompletionEvent.event, launchCompletionEvent.event)
+CUDYN_SAME_MEMBER(launchCompletionEvent.flags, launchCompletionEvent.flags)
+CUDYN_SAME_MEMBER(deviceUpdatableKernelNode.deviceUpdatable,
+                  deviceUpdatableKernelNode.deviceUpdatable)
+CUDYN_SAME_MEMBER(deviceUpdatableKernelNode.devNode, deviceUpdatableKernelNode.devNode)
+CUDYN_SAME_MEMBER(sharedMemCarveout, sharedMemCarveout)
+CUDYN_SAME_MEMBER(nvlinkUtilCentricScheduling, nvlinkUtilCentricScheduling)
+#undef CUDYN_SAME_MEMBER
+// The attribute ids and the enums inside the values have the driver's numbers (as integers).
+constexpr bool SameNumber(long long runtime_value, long long driver_value) {
+  return runtime_value == driver_value;
+}
+static_assert(SameNumber(cudaLaunchAttributeIgnore, CU_LAUNCH_ATTRIBUTE_IGNORE) &&
+                  SameNumber(cudaLaunchAttributeAccessPolicyWindow,
+                             CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) &&
+                  SameNumber(cudaLaunchAttributeCooperative, CU_LAUNCH_ATTRIBUTE_COOPERATIVE) &&
+                  SameNumber(cudaLaunchAttributeSynchronizationPolicy,
+                             CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY) &&
+                  SameNumber(cudaLaunchAttributeClusterDimension,
+                             CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) &&
+                  SameNumber(cudaLaunchAttributeClusterSchedulingPolicyPreference,
+                             CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE) &&
+                  SameNumber(cudaLaunchAttributeProgrammaticStreamSerialization,
+                             CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION) &&
+                  SameNumber(cudaLaunchAttributeProgrammaticEvent,
+                             CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT) &&
+                  SameNumber(cudaLaunchAttributePriority, CU_LAUNCH_ATTRIBUTE_PRIORITY) &&
+                  SameNumber(cudaLaunchAttributeMemSyncDomainMap,
+                             CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP) &&
+                  SameNumber(cudaLaunchAttributeMemSyncDomain,
+                             CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN) &&
+                  SameNumber(cudaLaunchAttributePreferredClusterDimension,
+                             CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION) &&
+                  SameNumber(cudaLaunchAttributeLaunchCompletionEvent,
+                             CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT) &&
+                  SameNumber(cudaLaunchAttributeDeviceUpdatableKernelNode,
+                             CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE) &&
+                  SameNumber(cudaLaunchAttributePreferredSharedMemoryCarveout,
+                             CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) &&
+                  SameNumber(cudaLaunchAttributeNvlinkUtilCentricScheduling,
+                             CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING),
+              "cudaLaunchAttributeID is CUlaunchAttributeID");
+static_assert(SameNumber(cudaAccessPropertyNormal, CU_ACCESS_PROPERTY_NORMAL) &&
+                  SameNumber(cudaAccessPropertyStreaming, CU_ACCESS_PROPERTY_STREAMING) &&
+                  SameNumber(cudaAccessPropertyPersisting, CU_ACCESS_PROPERTY_PERSISTING) &&
+                  SameNumber(cudaSyncPolicyAuto, CU_SYNC_POLICY_AUTO) &&
+                  SameNumber(cudaSyncPolicySpin, CU_SYNC_POLICY_SPIN) &&
+                  SameNumber(cudaSyncPolicyYield, CU_SYNC_POLICY_YIELD) &&
+                  SameNumber(cudaSyncPolicyBlockingSync, CU_SYNC_POLICY_BLOCKING_SYNC) &&
+                  SameNumber(cudaClusterSchedulingPolicyDefault,
+                             CU_CLUSTER_SCHEDULING_POLICY_DEFAULT) &&
+                  SameNumber(cudaClusterSchedulingPolicySpread,
+                             CU_CLUSTER_SCHEDULING_POLICY_SPREAD) &&
+                  SameNumber(cudaClusterSchedulingPolicyLoadBalancing,
+                             CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING) &&
+                  SameNumber(cudaLaunchMemSyncDomainDefault, CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT) &&
+                  SameNumber(cudaLaunchMemSyncDomainRemote, CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE),
+              "the enums of cudaLaunchAttributeValue are the driver's");
+static_assert(sizeof(cudaEvent_t) == sizeof(CUevent) && sizeof(cudaStream_t) == sizeof(CUstream) &&
+                  sizeof(cudaGraphDeviceNode_t) == sizeof(CUgraphDeviceNode),
+              "the handles in a launch configuration are the driver's");
+
+// The caller's configuration as the driver takes it; its attribute array is the caller's.
+CUlaunchConfig DriverLaunchConfig(const cudaLaunchConfig_t& config) {
+  CUlaunchConfig out = {};
+  out.gridDimX = config.gridDim.x;
+  out.gridDimY = config.gridDim.y;
+  out.gridDimZ = config.gridDim.z;
+  out.blockDimX = config.blockDim.x;
+  out.blockDimY = config.blockDim.y;
+  out.blockDimZ = config.blockDim.z;
+  out.sharedMemBytes = static_cast<unsigned int>(config.dynamicSmemBytes);  // as 13.0 does
+  out.hStream = reinterpret_cast<CUstream>(config.stream);
+  out.attrs = reinterpret_cast<CUlaunchAttribute*>(config.attrs);
+  out.numAttrs = config.numAttrs;
+  return out;
+}
+
+// The CUfunction to launch for `func` in the runtime's current context, after the runtime's
+// initialisation (its cudaFree(NULL), its error the answer). A host stub: the runtime's own
+// cudaGetFuncBySymbol (11.0+; a 10.x runtime has none: entry `index` answers as one no path
+// serves), with its errors. What the runtime does not know (98) and is not
+// NULL 13.0 uses as a cudaKernel_t (\note_cudaKernel_t of cuda_runtime_api.h; on these runtimes
+// one comes from the served cudaLibraryGetKernel): the driver's cuKernelGetFunction (12.0+; a
+// driver without it has no cudaKernel_t, so 98 stays the answer), its error translated (13.0: an
+// unregistered host function 400), the runtime's last error from the failed lookup cleared when it
+// had none before (13.0 records only the final answer).
+cudaError_t KernelAsFunction(Runtime* rt, const void* func, bool clear_before,
+                             CUfunction* function) {
+  using GetFn = int (*)(CUfunction*, CUkernel);
+  auto get = reinterpret_cast<GetFn>(ServedDriverEntry(kEntry_cuKernelGetFunction));
+  if (get == nullptr) return cudaErrorInvalidDeviceFunction;
+  auto reset = Old<cudaError_t (*)()>(rt, "cudaGetLastError");
+  if (clear_before && reset != nullptr) reset();
+  return CudaErrorFromDriver(get(function, reinterpret_cast<CUkernel>(const_cast<void*>(func))));
+}
+bool NoLastError(Runtime* rt) {
+  auto peek = Old<cudaError_t (*)()>(rt, "cudaPeekAtLastError");
+  return peek != nullptr && peek() == cudaSuccess;
+}
+cudaError_t FunctionOf(Runtime* rt, int index, const void* func, CUfunction* function) {
+  auto runtime_free = Old<cudaError_t (*)(void*)>(rt, "cudaFree");
+  auto by_symbol = Old<cudaError_t (*)(cudaFunction_t*, const void*)>(rt, "cudaGetFuncBySymbol");
+  if (runtime_free == nullptr || by_symbol == nullptr) {
+    return static_cast<cudaError_t>(rt->missing_result(index));
+  }
+  const cudaError_t init_rc = runtime_free(nullptr);
+  if (init_rc != cudaSuccess) return init_rc;
+  const bool clear_before = NoLastError(rt);
+  cudaFunction_t found = nullptr;
+  const cudaError_t rc = by_symbol(&found, func);
+  if (rc == cudaErrorInvalidDeviceFunction && func != nullptr) {
+    return KernelAsFunction(rt, func, clear_before, function);
+  }
+  if (rc == cudaSuccess) *function = reinterpret_cast<CUfunction>(found);  // CUfunc_st* both
+  return rc;
+}
+
+// cudaLaunchKernelExC(_ptsz) where the runtime lacks it (11.2). Without attributes it is the
+// runtime's own cudaLaunchKernel(_ptsz) (its answers and its last error; a func it does not know
+// goes on as a cudaKernel_t, above); with attributes the driver's cuLaunchKernelEx(_ptsz) (35
+// where the driver lacks it, nothing run) on FunctionOf's CUfunction.
+template <int I, bool kPtsz>
+cudaError_t LaunchKernelExCImpl(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
+  if (config == nullptr) return cudaErrorInvalidValue;
+  using DriverFn = int (*)(const CUlaunchConfig*, CUfunction, void**, void**);
+  auto driver_launch = reinterpret_cast<DriverFn>(
+      ServedDriverEntry(kPtsz ? kEntry_cuLaunchKernelEx_ptsz : kEntry_cuLaunchKernelEx));
+  CUfunction function = nullptr;
+  if (config->numAttrs == 0) {
+    using LaunchFn = cudaError_t (*)(const void*, dim3, dim3, void**, size_t, cudaStream_t);
+    auto launch = Old<LaunchFn>(rt, kPtsz ? "cudaLaunchKernel_ptsz" : "cudaLaunchKernel");
+    if (launch == nullptr) return CUDYN_MISSING;
+    const bool clear_before = NoLastError(rt);
+    const cudaError_t rc = launch(func, config->gridDim, config->blockDim, args,
+                                  config->dynamicSmemBytes, config->stream);
+    if (rc != cudaErrorInvalidDeviceFunction || func == nullptr || driver_launch == nullptr) {
+      return rc;
+    }
+    const cudaError_t kernel_rc = KernelAsFunction(rt, func, clear_before, &function);
+    if (kernel_rc != cudaSuccess) return kernel_rc;
+  } else {
+    if (driver_launch == nullptr) return cudaErrorInsufficientDriver;
+    const cudaError_t rc = FunctionOf(
+        rt, kPtsz ? kCudart_cudaLaunchKernelExC_ptsz : kCudart_cudaLaunchKernelExC, func,
+        &function);
+    if (rc != cudaSuccess) return rc;
+  }
+  const CUlaunchConfig driver_config = DriverLaunchConfig(*config);
+  return CudaErrorFromDriver(driver_launch(&driver_config, function, args, nullptr));
+}
+template <int I>
+cudaError_t LaunchKernelExCDriver(const cudaLaunchConfig_t* config, const void* func,
+                                  void** args) {
+  return Served<I>(LaunchKernelExCImpl<I, false>(config, func, args));
+}
+template <int I>
+cudaError_t LaunchKernelExCDriverPtsz(const cudaLaunchConfig_t* config, const void* func,
+                                      void** args) {
+  return Served<I>(LaunchKernelExCImpl<I, true>(config, func, args));
+}
+
+// cudaOccupancyMaxPotentialClusterSize / cudaOccupancyMaxActiveClusters where the runtime lacks
+// them (11.2): the driver's entry (35 where the driver lacks it, nothing run) on FunctionOf's
+// CUfunction with the converted configuration.
+template <int I>
+cudaError_t ClusterOccupancyImpl(int index, int entry, int* out, const void* func,
+                                 const cudaLaunchConfig_t* config) {
+  Runtime* rt = CudartAdapterRuntime(I);
+  if (rt == nullptr) return CUDYN_NO_RUNTIME;
+  using DriverFn = int (*)(int*, CUfunction, const CUlaunchConfig*);
+  auto occupancy = reinterpret_cast<DriverFn>(ServedDriverEntry(entry));
+  if (occupancy == nullptr) return cudaErrorInsufficientDriver;
+  if (config == nullptr) return cudaErrorInvalidValue;
+  CUfunction function = nullptr;
+  const cudaError_t rc = FunctionOf(rt, index, func, &function);
+  if (rc != cudaSuccess) return rc;
+  const CUlaunchConfig driver_config = DriverLaunchConfig(*config);
+  return CudaErrorFromDriver(occupancy(out, function, &driver_config));
+}
+template <int I>
+cudaError_t OccupancyMaxPotentialClusterSizeDriver(int* clusterSize, const void* func,
+                                                   const cudaLaunchConfig_t* launchConfig) {
+  return Served<I>(ClusterOccupancyImpl<I>(kCudart_cudaOccupancyMaxPotentialClusterSize,
+                                           kEntry_cuOccupancyMaxPotentialClusterSize, clusterSize,
+                                           func, launchConfig));
+}
+template <int I>
+cudaError_t OccupancyMaxActiveClustersDriver(int* numClusters, const void* func,
+                                             const cudaLaunchConfig_t* launchConfig) {
+  return Served<I>(ClusterOccupancyImpl<I>(kCudart_cudaOccupancyMaxActiveClusters,
+                                           kEntry_cuOccupancyMaxActiveClusters, numClusters, func,
+                                           launchConfig));
+}
+
 template <int I>
 cudaError_t DevicePropConvert(struct cudaDeviceProp* prop, int device) {
   Runtime* rt = CudartAdapterRuntime(I);
@@ -1245,6 +1491,30 @@ static_assert(SameValue(cudaGraphMemAttrUsedMemCurrent, CU_GRAPH_MEM_ATTR_USED_M
                             CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT) &&
                   SameValue(cudaGraphMemAttrReservedMemHigh, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH),
               "cudaGraphMemAttributeType is CUgraphMem_attribute");
+// cudaGraphDebugDotPrint (11.2's served row): every runtime flag is the driver's of the same name;
+// the driver's CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES (1 << 1) has no runtime flag, and 13.0 does
+// not add it (H100: its file is the driver's with the caller's flags, byte for byte).
+static_assert(SameValue(cudaGraphDebugDotFlagsVerbose, CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE) &&
+                  SameValue(cudaGraphDebugDotFlagsKernelNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsMemcpyNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsMemsetNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsHostNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsEventNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsExtSemasSignalNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_SIGNAL_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsExtSemasWaitNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_EXT_SEMAS_WAIT_NODE_PARAMS) &&
+                  SameValue(cudaGraphDebugDotFlagsKernelNodeAttributes,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES) &&
+                  SameValue(cudaGraphDebugDotFlagsHandles, CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES) &&
+                  SameValue(cudaGraphDebugDotFlagsConditionalNodeParams,
+                            CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS),
+              "cudaGraphDebugDotFlags are CUgraphDebugDot_flags");
 static_assert(sizeof(cudaHostFn_t) == sizeof(CUhostFn) &&
                   sizeof(cudaMipmappedArray_t) == sizeof(CUmipmappedArray),
               "cudaHostFn_t / cudaMipmappedArray_t are CUhostFn / CUmipmappedArray");
@@ -1896,6 +2166,11 @@ const AdapterRow kAdapterRows[] = {
     // The driver answers (after the runtime's own cudaGetFuncBySymbol, 11.0+).
     CUDYN_ROW(FuncGetParamInfoDriver, "cudaGetFuncBySymbol"),
     CUDYN_ROW(KernelSetAttributeForDeviceDriver, "cudaRuntimeGetVersion"),
+    // Before 11.8: the runtime's own launch, or its cudaGetFuncBySymbol and the driver's entry.
+    CUDYN_ROW(LaunchKernelExCDriver, "cudaLaunchKernel"),
+    CUDYN_ROW(LaunchKernelExCDriverPtsz, "cudaLaunchKernel_ptsz"),
+    CUDYN_ROW(OccupancyMaxPotentialClusterSizeDriver, "cudaGetFuncBySymbol"),
+    CUDYN_ROW(OccupancyMaxActiveClustersDriver, "cudaGetFuncBySymbol"),
     CUDYN_ROW(GraphConditionalHandleCreateDriver, "cudaFree"),
     // The runtime's typed node calls (each node type checks its own at the call).
     CUDYN_ROW(GraphAddNodeComposed, "cudaGraphAddEmptyNode"),

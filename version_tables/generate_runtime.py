@@ -34,8 +34,9 @@ its ids follow the hand-decided ones in cudart_adapters.inc). A hand-decided ada
 a zero-tail adapter applies is an error.
 With no candidate: the adapter of cudart_adapters.tsv where the row lists the family, else missing
 (why). A listed adapter and candidates together keep both on family 12 (candidates first, the
-adapter for the 12.0-12.3 minors that lack them: the facts start at 12.4); on 10/11 that is an
-error.
+adapter for the 12.0-12.3 minors that lack them: the facts start at 12.4) and on 10/11 where some
+runtime of the family exports no candidate (11.2 lacks what 11.8 has); on 10/11 otherwise that is
+an error.
 
 Other libraries (--library NAME, described in LIBRARIES below: NVRTC, cuBLAS) have no families and no
 adapters: one rule per entry and real version. Entries: every <prefix>* function the newest version
@@ -506,7 +507,10 @@ def build(inputs):
             if cands and inputs_note:
                 input_only.append((s, fam, "; ".join(inputs_note)))
             if cands and adapter:
-                if fam != 12:
+                # Some runtime of the family exports no candidate (11.2 lacks what 11.8 has):
+                # the adapter serves it there (the loader tries the candidates first).
+                fallback = not all(any(c in exports[v] for c in cands) for v in FAMILIES[fam])
+                if fam != 12 and not fallback:
                     # 11.x: the facts cover the family; a listed adapter that a native symbol
                     # makes pointless is a mistake in the list, not something to drop silently.
                     raise TableError("cudart_adapters.tsv lists %s for %s on family %d, but "

@@ -8,7 +8,7 @@
 // of inputs/cudart_adapters.tsv (cudaInitDevice, cudaFuncGetName, cudaGetDriverEntryPointByVersion,
 // cudaFuncGetParamInfo, cudaKernelSetAttributeForDevice, cudaGraphAddNode and the two
 // ...NodeSetParams over the runtime's typed node calls) and the answer (35 or 801) of an entry no
-// path serves. The 11080 driver's run checks only what a driver before 12.0 answers
+// path serves. The 11040 and 11080 drivers' runs check only what a driver before 12.0 answers
 // (ServedBefore12): 35 with nothing called.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -636,6 +636,322 @@ TEST_F(Served, FuncGetParamInfoComposesGetFuncBySymbolAndTheDriver) {
   ExpectNative("12.5", kCudart_cudaFuncGetParamInfo);
   EXPECT_EQ(CudartRuleFor(kCudart_cudaFuncGetParamInfo, 12).adapter,
             CudartAdapter::kFuncGetParamInfoDriver);
+}
+
+// ---- 11.2: what 11.8 runtimes have, served or composed ----
+// The fixture on the 11.2 fake: its runtime's calls are what RuntimeCalls and the control API see.
+class ElevenTwoFake : public Served {
+ protected:
+  void SetUp() override {
+    Served::SetUp();
+    rt_ = OpenFake("11.2", "libcudart.so.11.0");
+    ASSERT_TRUE(rt_);
+    drv_.reset();
+    FakeRuntimeCall("fake_cudart_reset");
+    set_result_ = reinterpret_cast<void (*)(const char*, int)>(
+        dlsym(rt_->handle(), "fake_cudart_set_result"));
+    set_out_ = reinterpret_cast<void (*)(const char*, int, const void*, size_t)>(
+        dlsym(rt_->handle(), "fake_cudart_set_out"));
+    last_arg_ = reinterpret_cast<int (*)(const char*, int, void*, size_t)>(
+        dlsym(rt_->handle(), "fake_cudart_last_arg"));
+    ASSERT_TRUE(set_result_ && set_out_ && last_arg_);
+  }
+  // The runtime's cudaGetFuncBySymbol finds function_ for any host stub.
+  void FindFunction() { set_out_("cudaGetFuncBySymbol", 0, &function_, sizeof function_); }
+  // The CUlaunchConfig a driver call received (captured at the call: cudynFakeSetCapture).
+  CUlaunchConfig SeenConfig(const CudynFakeCall* call) {
+    CUlaunchConfig seen = {};
+    EXPECT_EQ(call->captured_size, static_cast<int>(sizeof seen));
+    std::memcpy(&seen, call->captured, sizeof seen);
+    return seen;
+  }
+  const cudaFunction_t function_ = reinterpret_cast<cudaFunction_t>(0xf00d);
+  void (*set_result_)(const char*, int) = nullptr;
+  void (*set_out_)(const char*, int, const void*, size_t) = nullptr;
+  int (*last_arg_)(const char*, int, void*, size_t) = nullptr;
+};
+
+// The configuration every launch below uses: grid 3x2x1, block 64x1x1, 2^32 + 5 bytes of dynamic
+// shared memory (13.0 launches it as 5), a stream, and (when asked) a 2x1x1 cluster.
+struct LaunchForTest {
+  cudaLaunchAttribute cluster[1] = {};
+  cudaLaunchConfig_t config = {};
+  explicit LaunchForTest(bool with_cluster) {
+    cluster[0].id = cudaLaunchAttributeClusterDimension;
+    cluster[0].val.clusterDim.x = 2;
+    cluster[0].val.clusterDim.y = 1;
+    cluster[0].val.clusterDim.z = 1;
+    config.gridDim = dim3(3, 2, 1);
+    config.blockDim = dim3(64, 1, 1);
+    config.dynamicSmemBytes = (size_t{1} << 32) + 5;
+    config.stream = reinterpret_cast<cudaStream_t>(0x51);
+    config.attrs = with_cluster ? cluster : nullptr;
+    config.numAttrs = with_cluster ? 1 : 0;
+  }
+};
+
+// cudaLaunchKernelExC(_ptsz) on 11.2: without attributes the runtime's own cudaLaunchKernel(_ptsz)
+// with the caller's arguments and its answer; with attributes the runtime's initialisation and
+// cudaGetFuncBySymbol, then the driver's cuLaunchKernelEx(_ptsz) on that CUfunction with the
+// configuration converted (the caller's attribute array, read as CUlaunchAttribute).
+TEST_F(ElevenTwoFake, LaunchKernelExCIsTheRuntimesLaunchOrTheDriversWithAttributes) {
+  ExpectNative("11.8", kCudart_cudaLaunchKernelExC);
+  ExpectNative("11.8", kCudart_cudaLaunchKernelExC_ptsz);
+  EXPECT_EQ(cudaStreamLegacy, reinterpret_cast<cudaStream_t>(CU_STREAM_LEGACY));
+  EXPECT_EQ(cudaStreamPerThread, reinterpret_cast<cudaStream_t>(CU_STREAM_PER_THREAD));
+  static int host_stub;
+  void* args[1] = {&host_stub};
+  for (const bool ptsz : {false, true}) {
+    SCOPED_TRACE(ptsz);
+    const int index = ptsz ? kCudart_cudaLaunchKernelExC_ptsz : kCudart_cudaLaunchKernelExC;
+    const char* runtime_launch = ptsz ? "cudaLaunchKernel_ptsz" : "cudaLaunchKernel";
+    const char* driver_launch = ptsz ? "cuLaunchKernelEx_ptsz" : "cuLaunchKernelEx";
+    auto fn = Entry<decltype(&cudaLaunchKernelExC)>(index);
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(rt_->status(index), EntryStatus::kAdapter);
+    drv_.reset();
+    FakeRuntimeCall("fake_cudart_reset");
+    FindFunction();
+    drv_.set_capture(driver_launch, 0, sizeof(CUlaunchConfig));
+    // No attributes: the runtime's own launch, every argument as given, nothing of the driver's.
+    LaunchForTest plain(false);
+    EXPECT_EQ(fn(&plain.config, &host_stub, args), cudaSuccess);
+    EXPECT_EQ(RuntimeCalls(runtime_launch), 1);
+    EXPECT_EQ(RuntimeCalls("cudaGetFuncBySymbol"), 0);
+    const void* func = nullptr;
+    dim3 grid, block;
+    void** passed_args = nullptr;
+    size_t shared = 0;
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(last_arg_(runtime_launch, 0, &func, sizeof func), 8);
+    ASSERT_EQ(last_arg_(runtime_launch, 1, &grid, sizeof grid), 12);
+    ASSERT_EQ(last_arg_(runtime_launch, 2, &block, sizeof block), 12);
+    ASSERT_EQ(last_arg_(runtime_launch, 3, &passed_args, sizeof passed_args), 8);
+    ASSERT_EQ(last_arg_(runtime_launch, 4, &shared, sizeof shared), 8);
+    ASSERT_EQ(last_arg_(runtime_launch, 5, &stream, sizeof stream), 8);
+    EXPECT_EQ(func, &host_stub);
+    EXPECT_EQ(grid.x, 3u);
+    EXPECT_EQ(grid.y, 2u);
+    EXPECT_EQ(block.x, 64u);
+    EXPECT_EQ(passed_args, args);
+    EXPECT_EQ(shared, (size_t{1} << 32) + 5);
+    EXPECT_EQ(stream, reinterpret_cast<cudaStream_t>(0x51));
+    EXPECT_TRUE(DriverCalls(driver_launch).empty());
+    set_result_(runtime_launch, cudaErrorLaunchOutOfResources);  // the runtime's answer, as is
+    EXPECT_EQ(fn(&plain.config, &host_stub, args), cudaErrorLaunchOutOfResources);
+    set_result_(runtime_launch, cudaSuccess);
+    // Attributes: the runtime's initialisation and cudaGetFuncBySymbol, then the driver.
+    LaunchForTest clustered(true);
+    EXPECT_EQ(fn(&clustered.config, &host_stub, args), cudaSuccess);
+    EXPECT_EQ(RuntimeCalls("cudaFree"), 1);
+    EXPECT_EQ(RuntimeCalls("cudaGetFuncBySymbol"), 1);
+    EXPECT_EQ(RuntimeCalls(runtime_launch), 2);
+    ASSERT_EQ(last_arg_("cudaGetFuncBySymbol", 1, &func, sizeof func), 8);
+    EXPECT_EQ(func, &host_stub);
+    auto calls = DriverCalls(driver_launch);
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0]->args[1], 0xf00du);
+    EXPECT_EQ(calls[0]->args[2], reinterpret_cast<uintptr_t>(args));
+    EXPECT_EQ(calls[0]->args[3], 0u);  // no `extra`
+    const CUlaunchConfig seen = SeenConfig(calls[0]);
+    EXPECT_EQ(seen.gridDimX, 3u);
+    EXPECT_EQ(seen.gridDimY, 2u);
+    EXPECT_EQ(seen.gridDimZ, 1u);
+    EXPECT_EQ(seen.blockDimX, 64u);
+    EXPECT_EQ(seen.blockDimY, 1u);
+    EXPECT_EQ(seen.blockDimZ, 1u);
+    EXPECT_EQ(seen.sharedMemBytes, 5u);  // truncated, as 13.0 does
+    EXPECT_EQ(seen.hStream, reinterpret_cast<CUstream>(0x51));
+    ASSERT_EQ(reinterpret_cast<const void*>(seen.attrs),
+              static_cast<const void*>(clustered.cluster));
+    EXPECT_EQ(seen.numAttrs, 1u);
+    EXPECT_EQ(seen.attrs[0].id, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+    EXPECT_EQ(seen.attrs[0].value.clusterDim.x, 2u);
+    EXPECT_EQ(seen.attrs[0].value.clusterDim.y, 1u);
+    // A NULL stream stays NULL: the driver's twin gives it the same meaning as the runtime's.
+    clustered.config.stream = nullptr;
+    EXPECT_EQ(fn(&clustered.config, &host_stub, args), cudaSuccess);
+    ASSERT_EQ(DriverCalls(driver_launch).size(), 2u);
+    EXPECT_EQ(SeenConfig(DriverCalls(driver_launch)[1]).hStream, nullptr);
+    // The driver's error, translated; the runtime's initialisation error, the driver not asked.
+    drv_.set_result(driver_launch, 701);  // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+    EXPECT_EQ(fn(&clustered.config, &host_stub, args), cudaErrorLaunchOutOfResources);
+    drv_.set_result(driver_launch, 0);
+    set_result_("cudaFree", cudaErrorNoDevice);
+    EXPECT_EQ(fn(&clustered.config, &host_stub, args), cudaErrorNoDevice);
+    set_result_("cudaFree", cudaSuccess);
+    EXPECT_EQ(DriverCalls(driver_launch).size(), 3u);
+    // A NULL configuration: 1, nothing run (13.0 crashes).
+    EXPECT_EQ(fn(nullptr, &host_stub, args), cudaErrorInvalidValue);
+    EXPECT_EQ(RuntimeCalls(runtime_launch), 2);
+    EXPECT_EQ(DriverCalls(driver_launch).size(), 3u);
+    // What the runtime does not know (98) is a cudaKernel_t, as 13.0 takes it: the driver's
+    // cuKernelGetFunction (its error the answer: 13.0 answers 400 for an unregistered host
+    // function), then the launch; with or without attributes. A NULL func keeps 98.
+    set_result_("cudaGetFuncBySymbol", cudaErrorInvalidDeviceFunction);
+    set_result_(runtime_launch, cudaErrorInvalidDeviceFunction);
+    const auto kernel = reinterpret_cast<const void*>(0xcafe);
+    EXPECT_EQ(fn(&clustered.config, kernel, args), cudaSuccess);
+    EXPECT_EQ(fn(&plain.config, kernel, args), cudaSuccess);
+    auto as_kernel = DriverCalls("cuKernelGetFunction");
+    ASSERT_EQ(as_kernel.size(), 2u);
+    EXPECT_EQ(as_kernel[0]->args[1], 0xcafeu);
+    EXPECT_EQ(as_kernel[1]->args[1], 0xcafeu);
+    ASSERT_EQ(DriverCalls(driver_launch).size(), 5u);
+    EXPECT_EQ(SeenConfig(DriverCalls(driver_launch)[4]).sharedMemBytes, 5u);
+    EXPECT_EQ(SeenConfig(DriverCalls(driver_launch)[4]).numAttrs, 0u);
+    drv_.set_result("cuKernelGetFunction", 400);  // CUDA_ERROR_INVALID_HANDLE
+    EXPECT_EQ(fn(&clustered.config, kernel, args), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(fn(&plain.config, kernel, args), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(fn(&plain.config, nullptr, args), cudaErrorInvalidDeviceFunction);
+    EXPECT_EQ(fn(&clustered.config, nullptr, args), cudaErrorInvalidDeviceFunction);
+    EXPECT_EQ(DriverCalls("cuKernelGetFunction").size(), 4u);
+    EXPECT_EQ(DriverCalls(driver_launch).size(), 5u);
+    // Each failure is the thread's last error; the last one is reported.
+    auto get_last = Entry<decltype(&cudaGetLastError)>(kCudart_cudaGetLastError);
+    set_result_("cudaGetFuncBySymbol", cudaSuccess);
+    set_result_(runtime_launch, cudaSuccess);
+    EXPECT_EQ(get_last(), cudaErrorInvalidDeviceFunction);
+    EXPECT_EQ(get_last(), cudaSuccess);
+  }
+}
+
+// The cluster occupancy calls on 11.2: the runtime's initialisation and cudaGetFuncBySymbol, then
+// the driver's entry with the caller's out-pointer, the CUfunction and the converted configuration.
+TEST_F(ElevenTwoFake, ClusterOccupancyAsksTheDriverWithTheConvertedConfig) {
+  struct Call {
+    int index;
+    const char* driver_entry;
+  };
+  for (const Call c : {Call{kCudart_cudaOccupancyMaxPotentialClusterSize,
+                            "cuOccupancyMaxPotentialClusterSize"},
+                       Call{kCudart_cudaOccupancyMaxActiveClusters,
+                            "cuOccupancyMaxActiveClusters"}}) {
+    SCOPED_TRACE(c.driver_entry);
+    ExpectNative("11.8", c.index);
+    auto fn = Entry<decltype(&cudaOccupancyMaxActiveClusters)>(c.index);
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(rt_->status(c.index), EntryStatus::kAdapter);
+    drv_.reset();
+    FakeRuntimeCall("fake_cudart_reset");
+    FindFunction();
+    drv_.set_capture(c.driver_entry, 2, sizeof(CUlaunchConfig));
+    static int host_stub;
+    int out = -1;
+    LaunchForTest launch(true);
+    EXPECT_EQ(fn(&out, &host_stub, &launch.config), cudaSuccess);
+    EXPECT_EQ(RuntimeCalls("cudaFree"), 1);
+    EXPECT_EQ(RuntimeCalls("cudaGetFuncBySymbol"), 1);
+    auto calls = DriverCalls(c.driver_entry);
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0]->args[0], reinterpret_cast<uintptr_t>(&out));
+    EXPECT_EQ(calls[0]->args[1], 0xf00du);
+    const CUlaunchConfig seen = SeenConfig(calls[0]);
+    EXPECT_EQ(seen.gridDimX, 3u);
+    EXPECT_EQ(seen.blockDimX, 64u);
+    EXPECT_EQ(seen.sharedMemBytes, 5u);
+    EXPECT_EQ(seen.hStream, reinterpret_cast<CUstream>(0x51));
+    EXPECT_EQ(reinterpret_cast<const void*>(seen.attrs),
+              static_cast<const void*>(launch.cluster));
+    EXPECT_EQ(seen.numAttrs, 1u);
+    drv_.set_result(c.driver_entry, 2);  // CUDA_ERROR_OUT_OF_MEMORY, translated
+    EXPECT_EQ(fn(&out, &host_stub, &launch.config), cudaErrorMemoryAllocation);
+    drv_.set_result(c.driver_entry, 0);
+    // A NULL configuration: 1 (13.0 crashes); the runtime's error: its answer.
+    EXPECT_EQ(fn(&out, &host_stub, nullptr), cudaErrorInvalidValue);
+    set_result_("cudaGetFuncBySymbol", cudaErrorNoDevice);
+    EXPECT_EQ(fn(&out, &host_stub, &launch.config), cudaErrorNoDevice);
+    EXPECT_EQ(DriverCalls(c.driver_entry).size(), 2u);
+    // An unregistered host function: cuKernelGetFunction's 400, as 13.0 answers.
+    set_result_("cudaGetFuncBySymbol", cudaErrorInvalidDeviceFunction);
+    drv_.set_result("cuKernelGetFunction", 400);
+    EXPECT_EQ(fn(&out, &host_stub, &launch.config), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(DriverCalls(c.driver_entry).size(), 2u);
+    EXPECT_EQ(DriverCalls("cuKernelGetFunction").size(), 1u);
+  }
+}
+
+// cudaGraphDebugDotPrint on 11.2: the runtime's initialisation, then the driver's
+// cuGraphDebugDotPrint with the caller's graph, path and flags as they are.
+TEST_F(ElevenTwoFake, GraphDebugDotPrintPassesTheFlags) {
+  ExpectNative("11.8", kCudart_cudaGraphDebugDotPrint);
+  auto fn = Entry<decltype(&cudaGraphDebugDotPrint)>(kCudart_cudaGraphDebugDotPrint);
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(rt_->status(kCudart_cudaGraphDebugDotPrint), EntryStatus::kAdapter);
+  static const char path[] = "graph.dot";
+  const unsigned flags = cudaGraphDebugDotFlagsVerbose | cudaGraphDebugDotFlagsHandles |
+                         cudaGraphDebugDotFlagsConditionalNodeParams;
+  EXPECT_EQ(fn(reinterpret_cast<cudaGraph_t>(0x52), path, flags), cudaSuccess);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), 1);
+  auto calls = DriverCalls("cuGraphDebugDotPrint");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->args[0], 0x52u);
+  EXPECT_EQ(calls[0]->args[1], reinterpret_cast<uintptr_t>(path));
+  EXPECT_EQ(static_cast<unsigned>(calls[0]->args[2]),
+            static_cast<unsigned>(CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE |
+                                  CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES |
+                                  CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS));
+  drv_.set_result("cuGraphDebugDotPrint", 304);  // CUDA_ERROR_OPERATING_SYSTEM (13.0: a bad dir)
+  EXPECT_EQ(fn(reinterpret_cast<cudaGraph_t>(0x52), path, 0), cudaErrorOperatingSystem);
+}
+
+// Drivers before 12.0: an 11.8 driver (the 11080 fake) has cuLaunchKernelEx and the cluster
+// occupancy entries, so 11.2 gets them as on 12.x, but no cudaKernel_t (cuKernelGetFunction is
+// 12.0+): a host function the runtime does not know keeps the runtime's 98. A driver before them
+// (the 11040 fake) answers 35 with attributes and for occupancy, nothing run; a launch without
+// attributes is still the runtime's own.
+using ServedBefore12 = Served;
+TEST_F(ServedBefore12, ElevenTwoFakeAndClusterOccupancy) {
+  rt_ = OpenFake("11.2", "libcudart.so.11.0");
+  ASSERT_TRUE(rt_);
+  drv_.reset();
+  FakeRuntimeCall("fake_cudart_reset");
+  auto set = reinterpret_cast<void (*)(const char*, int)>(dlsym(rt_->handle(),
+                                                               "fake_cudart_set_result"));
+  ASSERT_NE(set, nullptr);
+  const bool has = FakeVersion() >= 11080;
+  ASSERT_EQ(DriverHas("cuLaunchKernelEx"), has);
+  ASSERT_EQ(DriverHas("cuOccupancyMaxActiveClusters"), has);
+  ASSERT_FALSE(DriverHas("cuKernelGetFunction"));
+  static int host_stub;
+  void* args[1] = {&host_stub};
+  LaunchForTest clustered(true), plain(false);
+  const cudaError_t served = has ? cudaSuccess : cudaErrorInsufficientDriver;
+  for (const int index : {kCudart_cudaLaunchKernelExC, kCudart_cudaLaunchKernelExC_ptsz}) {
+    auto fn = Entry<decltype(&cudaLaunchKernelExC)>(index);
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(fn(&clustered.config, &host_stub, args), served);
+    EXPECT_EQ(fn(&plain.config, &host_stub, args), cudaSuccess);
+  }
+  EXPECT_EQ(RuntimeCalls("cudaLaunchKernel"), 1);
+  EXPECT_EQ(RuntimeCalls("cudaLaunchKernel_ptsz"), 1);
+  EXPECT_EQ(DriverCalls("cuLaunchKernelEx").size(), has ? 1u : 0u);
+  EXPECT_EQ(DriverCalls("cuLaunchKernelEx_ptsz").size(), has ? 1u : 0u);
+  int out = 0;
+  for (const int index :
+       {kCudart_cudaOccupancyMaxPotentialClusterSize, kCudart_cudaOccupancyMaxActiveClusters}) {
+    auto fn = Entry<decltype(&cudaOccupancyMaxActiveClusters)>(index);
+    ASSERT_NE(fn, nullptr);
+    EXPECT_EQ(fn(&out, &host_stub, &clustered.config), served);
+  }
+  EXPECT_EQ(DriverCalls("cuOccupancyMaxPotentialClusterSize").size(), has ? 1u : 0u);
+  EXPECT_EQ(DriverCalls("cuOccupancyMaxActiveClusters").size(), has ? 1u : 0u);
+  EXPECT_EQ(RuntimeCalls("cudaFree"), has ? 4 : 0);
+  EXPECT_EQ(RuntimeCalls("cudaGetFuncBySymbol"), has ? 4 : 0);
+  if (!has) {
+    EXPECT_EQ(drv_.call_count(), 0);
+    return;
+  }
+  set("cudaGetFuncBySymbol", cudaErrorInvalidDeviceFunction);
+  set("cudaLaunchKernel", cudaErrorInvalidDeviceFunction);
+  auto launch = Entry<decltype(&cudaLaunchKernelExC)>(kCudart_cudaLaunchKernelExC);
+  EXPECT_EQ(launch(&clustered.config, &host_stub, args), cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(launch(&plain.config, &host_stub, args), cudaErrorInvalidDeviceFunction);
+  auto occupancy = Entry<decltype(&cudaOccupancyMaxActiveClusters)>(
+      kCudart_cudaOccupancyMaxActiveClusters);
+  EXPECT_EQ(occupancy(&out, &host_stub, &clustered.config), cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(DriverCalls("cuLaunchKernelEx").size(), 1u);
+  EXPECT_EQ(DriverCalls("cuOccupancyMaxActiveClusters").size(), 1u);
 }
 
 // cudaKernelSetAttributeForDevice before 13.0: cuInit(0), then the driver's cuKernelSetAttribute
@@ -1730,7 +2046,7 @@ TEST_F(LastError, NotReadyIsNotRecordedAStickyErrorStays) {
   EXPECT_EQ(Peek(), cudaSuccess);
 }
 
-// ---- a driver before 12.0 (cudart_served_fake_11080_test runs only these) ----
+// ---- a driver before 12.0 (cudart_served_fake_11040/11080_test run only these) ----
 // Every entry served or composed from a driver entry the driver lacks answers 35
 // cudaErrorInsufficientDriver, what a 13.0 runtime answers on any driver before 13.0, and runs
 // nothing first: neither the runtime's initialisation nor cuInit nor the runtime's own calls.
@@ -1809,7 +2125,7 @@ int main(int argc, char** argv) {
       "tests/fake_driver/cuda_" + std::to_string(cudyn::FakeVersion()) + "/libcuda.so.1");
   setenv("CUDYN_DRIVER_PATH", driver.c_str(), 1);
   setenv("CUDYN_LOG", "off", 1);
-  // The 11080 run checks what a driver before 12.0 answers; the others everything else.
+  // The 11040 and 11080 runs check what a driver before 12.0 answers; the others everything else.
   if (::testing::GTEST_FLAG(filter) == "*") {
     ::testing::GTEST_FLAG(filter) =
         cudyn::FakeVersion() < 12000 ? "ServedBefore12.*" : "-ServedBefore12.*";

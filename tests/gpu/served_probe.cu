@@ -10,7 +10,10 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
@@ -19,6 +22,20 @@
 
 __global__ void FillSeven(int* out) { out[threadIdx.x] = 7 + threadIdx.x; }
 __global__ void FillFrom(int* out, int base) { out[threadIdx.x] = base + threadIdx.x; }
+
+// Each block writes its cluster's size and its rank in the cluster (sm_90).
+__global__ void ClusterShape(int* out) {
+  unsigned size = 0, rank = 0;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(size));
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  if (threadIdx.x == 0) {
+    out[2 * blockIdx.x] = static_cast<int>(size);
+    out[2 * blockIdx.x + 1] = static_cast<int>(rank);
+  }
+}
+
+// Not a kernel: no module registers it.
+void NotAKernel(int*) {}
 
 namespace {
 
@@ -354,6 +371,87 @@ int main() {
     cudaDeviceSynchronize();
     std::printf("user_object_destroyed=%d\n", destroyed);
   }
+  // ---- 11.8+ entries (composed or served on 11.2): cudaLaunchKernelExC, cluster occupancy,
+  // cudaGraphDebugDotPrint ----
+  // A cluster launch: 4 blocks in clusters of 2, each block's cluster size and rank checked.
+  cudaLaunchAttribute cluster[1] = {};
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = 2;
+  cluster[0].val.clusterDim.y = 1;
+  cluster[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(4, 1, 1);
+  config.blockDim = dim3(32, 1, 1);
+  config.stream = stream;
+  config.attrs = cluster;
+  config.numAttrs = 1;
+  void* launch_args[] = {&d};
+  cudaMemset(d, 0, 64 * sizeof(int));
+  rc = cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(ClusterShape), launch_args);
+  Line("cudaLaunchKernelExC_cluster", rc);
+  if (rc == cudaSuccess) {
+    cudaStreamSynchronize(stream);
+    int shape[8] = {};
+    cudaMemcpy(shape, d, sizeof(shape), cudaMemcpyDeviceToHost);
+    bool ok = true;
+    for (int b = 0; b < 4; ++b) ok = ok && shape[2 * b] == 2 && shape[2 * b + 1] == b % 2;
+    std::printf("cluster_launch_ok=%d\n", ok);
+    if (!ok) g_bad = 1;
+  }
+  // Without attributes, on the per-thread default stream: the runtime's own launch.
+  config.numAttrs = 0;
+  config.attrs = nullptr;
+  config.stream = cudaStreamPerThread;
+  cudaMemset(d, 0, 64 * sizeof(int));
+  rc = cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(FillSeven), launch_args);
+  Line("cudaLaunchKernelExC_plain", rc);
+  if (rc == cudaSuccess) {
+    int out[32] = {};
+    cudaStreamSynchronize(cudaStreamPerThread);
+    cudaMemcpy(out, d, sizeof(out), cudaMemcpyDeviceToHost);
+    bool ok = true;
+    for (int i = 0; i < 32; ++i) ok = ok && out[i] == 7 + i;
+    std::printf("plain_launch_ok=%d\n", ok);
+    if (!ok) g_bad = 1;
+  }
+  // A host function no module registered (13.0, H100: 400 with or without attributes).
+  Line("cudaLaunchKernelExC_unregistered",
+       cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(NotAKernel), launch_args));
+  config.attrs = cluster;
+  config.numAttrs = 1;
+  Line("cudaLaunchKernelExC_unregistered_cluster",
+       cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(NotAKernel), launch_args));
+  cudaGetLastError();
+  // Cluster occupancy: the driver's numbers, with the cluster attribute and without.
+  config.stream = stream;
+  int cluster_size = -1, clusters = -1;
+  rc = cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(ClusterShape),
+                                      &config);
+  Line("cudaOccupancyMaxActiveClusters", rc, std::to_string(clusters));
+  config.numAttrs = 0;
+  rc = cudaOccupancyMaxPotentialClusterSize(
+      &cluster_size, reinterpret_cast<const void*>(ClusterShape), &config);
+  Line("cudaOccupancyMaxPotentialClusterSize", rc, std::to_string(cluster_size));
+  Line("cudaOccupancyMaxActiveClusters_unregistered",
+       cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(NotAKernel),
+                                      &config));
+  cudaGetLastError();
+  // The captured graph's dot file (13.0 writes what the driver writes with the same flags).
+  char dot_path[] = "/tmp/served_probe_dot_XXXXXX";
+  const int dot_fd = mkstemp(dot_path);
+  if (dot_fd >= 0) {
+    close(dot_fd);
+    rc = cudaGraphDebugDotPrint(graph, dot_path, cudaGraphDebugDotFlagsVerbose);
+    char head[8] = {};
+    if (FILE* f = std::fopen(dot_path, "r")) {
+      const size_t got = std::fread(head, 1, 7, f);
+      head[got] = '\0';
+      std::fclose(f);
+    }
+    Line("cudaGraphDebugDotPrint", rc, std::strcmp(head, "digraph") == 0 ? "digraph" : "other");
+    unlink(dot_path);
+  }
+
   // The last-error overlay: an error of a cudyn-served path (a NULL graph: the driver's 1 on an
   // 11.x runtime) is what cudaPeekAtLastError / cudaGetLastError see, and Get clears it.
   cudaGetLastError();

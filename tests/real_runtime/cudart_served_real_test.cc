@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime_api.h>
+
 #include "gtest/gtest.h"
 #include "loader/cudart.h"
 #include "loader/cudyn.h"
@@ -56,6 +58,18 @@ constexpr int kComposed[] = {cudyn::kCudart_cudaInitDevice,
                              cudyn::kCudart_cudaGraphAddNode,
                              cudyn::kCudart_cudaGraphNodeSetParams,
                              cudyn::kCudart_cudaGraphExecNodeSetParams};
+// Composed where the runtime lacks them (11.2; 11.8 has its own): the launch with a
+// cudaLaunchConfig_t and the cluster occupancy calls.
+constexpr int kComposedBefore118[] = {cudyn::kCudart_cudaLaunchKernelExC,
+                                      cudyn::kCudart_cudaLaunchKernelExC_ptsz,
+                                      cudyn::kCudart_cudaOccupancyMaxPotentialClusterSize,
+                                      cudyn::kCudart_cudaOccupancyMaxActiveClusters};
+
+const char* StatusName(cudyn::EntryStatus status) {
+  return status == cudyn::EntryStatus::kNative    ? "native"
+         : status == cudyn::EntryStatus::kAdapter ? "adapter"
+                                                  : "other";
+}
 
 // --served DIR: opens the runtime in DIR for the environment's driver, prints key=value lines.
 int Served(char** argv) {
@@ -86,8 +100,16 @@ int Served(char** argv) {
   for (int i : kComposed) {
     if (rt->status(i) == cudyn::EntryStatus::kAdapter) ++composed;
   }
-  std::printf("missing=%d\nserved=%d\nserved_bound=%d\ncomposed=%d\n", missing, served,
-              served_bound, composed);
+  int composed_before_118 = 0;
+  for (int i : kComposedBefore118) {
+    if (rt->status(i) == cudyn::EntryStatus::kAdapter) ++composed_before_118;
+    std::printf("status.%s=%s\n", std::string(cudyn::CudartSymbol(i)).c_str(),
+                StatusName(rt->status(i)));
+  }
+  std::printf("status.cudaGraphDebugDotPrint=%s\n",
+              StatusName(rt->status(cudyn::kCudart_cudaGraphDebugDotPrint)));
+  std::printf("missing=%d\nserved=%d\nserved_bound=%d\ncomposed=%d\ncomposed_before_118=%d\n",
+              missing, served, served_bound, composed, composed_before_118);
   // Entries no path serves: 35 below the first driver that runs a runtime with them, else 801.
   std::printf("missing_rc.cudaGetKernel=%d\nmissing_rc.cudaKernelSetAttributeForDevice=%d\n",
               rt->missing_result(cudyn::kCudart_cudaGetKernel),
@@ -202,6 +224,48 @@ int Served(char** argv) {
   std::printf("user_object_native=%d\nuser_object_rc=%d\n",
               rt->status(cudyn::kCudart_cudaUserObjectCreate) == cudyn::EntryStatus::kNative,
               user_object != nullptr ? user_object(&object, &payload, [](void*) {}, 1, 1) : -1);
+  // 11.8+ entries (11.2 composes or serves them): a launch with and without a cluster attribute,
+  // both cluster occupancy calls, a graph's dot file.
+  cudaLaunchAttribute cluster[1] = {};
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = 2;
+  cluster[0].val.clusterDim.y = 1;
+  cluster[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(2, 1, 1);
+  config.blockDim = dim3(32, 1, 1);
+  config.attrs = cluster;
+  config.numAttrs = 1;
+  static int stub;
+  void* args[1] = {&stub};
+  auto launch = reinterpret_cast<decltype(&cudaLaunchKernelExC)>(
+      rt->Resolve(cudyn::kCudart_cudaLaunchKernelExC));
+  auto launch_ptsz = reinterpret_cast<decltype(&cudaLaunchKernelExC)>(
+      rt->Resolve(cudyn::kCudart_cudaLaunchKernelExC_ptsz));
+  std::printf("launch_cluster_rc=%d\n", launch != nullptr ? launch(&config, &stub, args) : -1);
+  std::printf("launch_cluster_ptsz_rc=%d\n",
+              launch_ptsz != nullptr ? launch_ptsz(&config, &stub, args) : -1);
+  auto potential = reinterpret_cast<decltype(&cudaOccupancyMaxPotentialClusterSize)>(
+      rt->Resolve(cudyn::kCudart_cudaOccupancyMaxPotentialClusterSize));
+  auto active = reinterpret_cast<decltype(&cudaOccupancyMaxActiveClusters)>(
+      rt->Resolve(cudyn::kCudart_cudaOccupancyMaxActiveClusters));
+  int clusters = 0;
+  std::printf("potential_cluster_rc=%d\n",
+              potential != nullptr ? potential(&clusters, &stub, &config) : -1);
+  std::printf("active_clusters_rc=%d\n",
+              active != nullptr ? active(&clusters, &stub, &config) : -1);
+  config.numAttrs = 0;
+  config.attrs = nullptr;
+  std::printf("launch_plain_rc=%d\n", launch != nullptr ? launch(&config, &stub, args) : -1);
+  auto runtime_launch = reinterpret_cast<int (*)(const void*, dim3, dim3, void**, size_t, void*)>(
+      rt->Symbol("cudaLaunchKernel"));
+  std::printf("runtime_launch_rc=%d\n",
+              runtime_launch != nullptr
+                  ? runtime_launch(&stub, config.gridDim, config.blockDim, args, 0, nullptr)
+                  : -1);
+  auto dot = reinterpret_cast<decltype(&cudaGraphDebugDotPrint)>(
+      rt->Resolve(cudyn::kCudart_cudaGraphDebugDotPrint));
+  std::printf("dot_print_rc=%d\n", dot != nullptr ? dot(nullptr, "unused.dot", 0) : -1);
   return 0;
 }
 
@@ -299,7 +363,8 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     const bool twelve = r["family"] == "12";
     const int missing = std::atoi(r["missing"].c_str());
     const int served = std::atoi(r["served_bound"].c_str());
-    const int composed = std::atoi(r["composed"].c_str());
+    const int composed =
+        std::atoi(r["composed"].c_str()) + std::atoi(r["composed_before_118"].c_str());
     // Every entry bound to a driver-served or composed path was missing before (the generator
     // serves only where the runtime has no native symbol and no adapter; the loader tries the
     // runtime's symbols first), so before = missing now + served + composed.
@@ -318,10 +383,12 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
     // cudaStreamUpdateCaptureDependencies(_ptsz) adapter bound (the driver's 11.3 entry where the
     // runtime has none): 11.2 36 -> 9, 11.8 11 -> 4. Then cudaGraphAddNode,
     // cudaGraphNodeSetParams and cudaGraphExecNodeSetParams composed from the runtime's typed
-    // node calls: 11.2 9 -> 6, 11.8 4 -> 1 (cudaGetKernel).
+    // node calls: 11.2 9 -> 6, 11.8 4 -> 1 (cudaGetKernel); and on 11.2 what 11.8 has: the
+    // driver's cuGraphDebugDotPrint (11.3) served, cudaLaunchKernelExC(_ptsz) and the two cluster
+    // occupancy calls composed: 11.2 6 -> 1.
     const std::string v = runtime.version;
-    EXPECT_EQ(missing, v == "11.2" ? 36 - 7 - 18 - 2 - 3 : v == "11.8" ? 11 - 7 - 3 : 0);
-    EXPECT_EQ(composed, v == "11.2" || v == "11.8" ? 10 : v == "12.4" ? 3 : 1);
+    EXPECT_EQ(missing, v == "11.2" ? 36 - 7 - 18 - 2 - 3 - 1 - 4 : v == "11.8" ? 11 - 7 - 3 : 0);
+    EXPECT_EQ(composed, v == "11.2" ? 10 + 4 : v == "11.8" ? 10 : v == "12.4" ? 3 : 1);
     // The composed cudaGraphAddNode answers 1 for a NULL nodeParams (13.0 measured) and, for an
     // empty node, what the runtime's own cudaGraphAddEmptyNode answers (no GPU: its failed
     // initialisation).
@@ -356,11 +423,29 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
       if (kv.first.rfind("missing.", 0) == 0) std::printf("  still missing: %s\n", kv.first.c_str() + 8);
     }
     // 12.x: 31 rows; 11.x: those 31, the 3 entries 12.x runtimes have (cudaStreamGetId(_ptsz),
-    // cudaGraphExecGetFlags), the 6 served graph / notification entries, and on 11.2 the 18.
-    EXPECT_EQ(served, twelve ? 31 : v == "11.8" ? 31 + 3 + 6 : 31 + 3 + 6 + 18);
+    // cudaGraphExecGetFlags), the 6 served graph / notification entries, and on 11.2 the 18 and
+    // cudaGraphDebugDotPrint.
+    EXPECT_EQ(served, twelve ? 31 : v == "11.8" ? 31 + 3 + 6 : 31 + 3 + 6 + 18 + 1);
     // Each rule bound, to the driver or to the runtime's own symbol, none missing.
     EXPECT_EQ(std::atoi(r["served"].c_str()), served + std::atoi(r["served_native"].c_str()));
-    EXPECT_EQ(r["served_native"], v == "11.8" ? "18" : "0");
+    EXPECT_EQ(r["served_native"], v == "11.8" ? "19" : "0");
+    // 11.2 lacks what 11.8 has: composed (the launch, the cluster occupancy) or served (the dot
+    // file); every other runtime binds its own. No GPU: the runtime's initialisation (100) answers
+    // first on both paths (535 has cuLaunchKernelEx, the cluster occupancy entries and
+    // cuGraphDebugDotPrint), and a launch without attributes is the runtime's own cudaLaunchKernel.
+    const char* own = v == "11.2" ? "adapter" : "native";
+    for (const char* entry : {"cudaLaunchKernelExC", "cudaLaunchKernelExC_ptsz",
+                              "cudaOccupancyMaxPotentialClusterSize",
+                              "cudaOccupancyMaxActiveClusters", "cudaGraphDebugDotPrint"}) {
+      EXPECT_EQ(r[std::string("status.") + entry], own) << entry;
+      EXPECT_EQ(r.count(std::string("missing.") + entry), 0u) << entry;
+    }
+    for (const char* answer : {"launch_cluster_rc", "launch_cluster_ptsz_rc",
+                               "potential_cluster_rc", "active_clusters_rc", "dot_print_rc"}) {
+      EXPECT_EQ(r[answer], "100") << answer;
+    }
+    EXPECT_EQ(r["runtime_launch_rc"], "100");
+    EXPECT_EQ(r["launch_plain_rc"], r["runtime_launch_rc"]);
     for (const char* entry : {"cudaStreamGetId", "cudaLibraryLoadData", "cudaLogsCurrent",
                               "cudaMemcpyBatchAsync", "cudaMemcpy3DBatchAsync_ptsz",
                               "cudaFuncGetParamInfo", "cudaKernelSetAttributeForDevice"}) {
@@ -396,6 +481,17 @@ TEST(CudartServedOn535, MissingCountsAndServedAnswers) {
       EXPECT_EQ(c["with_params_rc"], "35");
       if (v == "11.2") EXPECT_EQ(c["user_object_rc"], "35");
       EXPECT_EQ(c["missing_rc.cudaGetKernel"], "35");  // 12.x runtimes need a 12.0 driver
+      if (v == "11.2") {
+        // Nor cuLaunchKernelEx (11.8), the cluster occupancy entries (11.8) or
+        // cuGraphDebugDotPrint (11.3): 35, nothing run; a launch without attributes is still
+        // the runtime's own.
+        for (const char* answer : {"launch_cluster_rc", "launch_cluster_ptsz_rc",
+                                   "potential_cluster_rc", "active_clusters_rc", "dot_print_rc"}) {
+          EXPECT_EQ(c[answer], "35") << answer;
+        }
+        EXPECT_EQ(c["launch_plain_rc"], c["runtime_launch_rc"]);
+        EXPECT_EQ(c["runtime_launch_rc"], "100");
+      }
     }
     // The runtime's failed initialisation (100, no GPU) is its last error from its first call
     // on and is never cleared; it stays the answer through cudyn after the served entry's 35 —
