@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -289,6 +290,14 @@ bool RuntimeSeesRealDriver(const void* address, int effective_version);
 // that a real driver of that version runs. Such a runtime looks up every driver entry, so the
 // entries it is handed decide what it sees; the program's own direct calls keep the clamp.
 bool LookupSeesRealDriver(const void* caller, int effective_version);
+
+// Under driver emulation, whether `driver`'s drop-in answers a lookup of `symbol` (a base name) by
+// `caller` with its own entry (the emulation wrapper) even where `caller` sees the real driver:
+// cuInit, cuDeviceGetCount and cuGetProcAddress for every caller (a real driver of the emulated
+// version offers none of the GPUs it does not know, to anyone), and the module loads for a runtime
+// linked into the main program (loader/emulate.cc's list), whose fatbins no registration hook
+// reaches. False without emulation.
+bool EmulationAnswersLookup(const Driver& driver, const void* caller, std::string_view symbol);
 
 // Under `cudyn run --cudart` (CUDYN_CUDART_PATH names the runtime cudyn's runtime layer uses): when
 // `caller` is code of another CUDA runtime library (IsCudaRuntimeCode, in a file other than that

@@ -28,8 +28,10 @@ namespace {
 
 namespace kr = kernel_rule;
 
+}  // namespace
+
 // The entries emulation wraps, in one list: the wrapper table's rows and the recorded functions'
-// columns.
+// columns (and EmulationAnswersLookup's module loads).
 constexpr int kEmulatedEntries[] = {
     kEntry_cuInit,
     kEntry_cuDeviceGetCount,
@@ -45,6 +47,8 @@ constexpr int kEmulatedEntries[] = {
     kEntry_cuLibraryLoadFromFile,
 };
 constexpr int kRows = sizeof(kEmulatedEntries) / sizeof(kEmulatedEntries[0]);
+
+namespace {
 
 constexpr int Row(int index) {
   for (int i = 0; i < kRows; ++i) {
@@ -466,4 +470,20 @@ void* EmulationWrapper(int index, int id, void* bound) {
 }
 
 }  // namespace internal
+
+bool EmulationAnswersLookup(const Driver& driver, const void* caller, std::string_view symbol) {
+  if (!driver.emulating()) return false;
+  // The GPU offer, for every caller (and cuGetProcAddress, through which a runtime asks again).
+  if (symbol == "cuInit" || symbol == "cuDeviceGetCount" || symbol == "cuGetProcAddress") {
+    return true;
+  }
+  // The module loads of a runtime linked into the main program: no registration hook reaches its
+  // fatbins (its __cudaRegisterFatBinary is the program's own), so its loads are judged here.
+  if (internal::MainProgramCudaRuntimeVersion(caller) <= 0) return false;
+  for (const int index : internal::kEmulatedEntries) {
+    if (EntryBase(index) == symbol) return true;
+  }
+  return false;
+}
+
 }  // namespace cudyn

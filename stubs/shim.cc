@@ -116,19 +116,6 @@ bool ServeRealDriver(const Driver& driver, const void* return_address) {
          RuntimeSeesRealDriver(return_address, driver.effective_version());
 }
 
-// Under driver emulation a runtime served the real driver still meets the emulated driver's
-// offer of GPUs: cuInit and cuDeviceGetCount are the drop-in's (the emulation wrappers, which
-// answer 100 / 3 where the emulated version knows none of this machine's GPUs, else pass through),
-// as a real driver of that version offers no device to any caller; and so is cuGetProcAddress,
-// through which a runtime looks up the rest (given the real one, it would never ask again).
-// Everything else stays real (the runtime's kernels are judged at registration:
-// stubs/cudart_shim.cc).
-bool EmulationDecidesGpuOffer(const Driver& driver, const char* symbol) {
-  return driver.emulating() &&
-         (std::strcmp(symbol, "cuInit") == 0 || std::strcmp(symbol, "cuDeviceGetCount") == 0 ||
-          std::strcmp(symbol, "cuGetProcAddress") == 0);
-}
-
 using RealGetProcAddressFn = CUresult (*)(const char*, void**, int, cuuint64_t);
 using RealGetProcAddressV2Fn = CUresult (*)(const char*, void**, int, cuuint64_t, int*);
 
@@ -141,7 +128,7 @@ CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t fla
   if (!driver.ok()) return static_cast<CUresult>(driver.error());
   if (driver.effective_version() != driver.cuda_version() &&
       LookupSeesRealDriver(caller, driver.effective_version()) &&
-      !EmulationDecidesGpuOffer(driver, symbol)) {
+      !EmulationAnswersLookup(driver, caller, symbol)) {
     // The real driver's own lookup; a v2 request on a driver without v2 (before 12.0) is answered
     // below, as for any client.
     if (v2) {

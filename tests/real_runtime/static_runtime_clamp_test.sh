@@ -6,6 +6,8 @@
 # every clamp below 13.0 on the H100 before); the program's own direct calls keep the clamp. A
 # runtime the clamp does not run (13.0 under 12.0) and a program with no runtime table see the clamp
 # in both. Programs linked at a fixed address (no PIE) keep the table in read-only data, not RELRO.
+# Under driver emulation such a runtime's module loads are still cudyn's (emulation wrappers: no
+# registration hook reaches a static runtime's fatbins), everything else it looks up stays real.
 #
 # Args: DROPIN DRIVER DRIVER_VERSION then programs VERSION:PROGRAM (VERSION 0: no runtime table).
 set -uo pipefail
@@ -30,19 +32,25 @@ for spec in "$@"; do
   program=$(readlink -f "$program")
   pie=PIE
   readelf -h "$program" | grep -q 'Type:.*EXEC' && pie="fixed address"
-  for clamp in none 11040 12000; do
+  for mode_clamp in "versions none" "versions 11040" "versions 12000" "emulate 11040" "emulate 12000"; do
+    read -r mode clamp <<<"$mode_clamp"
     env_clamp=()
-    [[ $clamp == none ]] || env_clamp=(CUDYN_MAX_CUDA_VERSION="$clamp")
+    [[ $clamp == none ]] || env_clamp=(CUDYN_MAX_CUDA_VERSION="$clamp" CUDYN_CLAMP_MODE="$mode")
     seen=$real
     [[ $clamp == none ]] || seen=$clamp
     # A real driver of version D runs a runtime R when D >= R's major x 1000.
     lookup=$seen
     ((runtime > 0)) && [[ $clamp != none ]] && ((runtime / 1000 * 1000 <= clamp)) && lookup=$real
-    name="program with runtime $runtime ($pie), driver $real, clamp $clamp"
+    # The looked-up cuModuleLoadData is the real driver's where the lookup sees the real driver,
+    # but never under emulation (cudyn's wrapper judges the runtime's loads).
+    module_load_real=0
+    [[ $clamp != none && $lookup == "$real" && $mode != emulate ]] && module_load_real=1
+    name="program with runtime $runtime ($pie), driver $real, clamp $clamp ($mode)"
     out=$(env LD_LIBRARY_PATH="$tmp" CUDYN_DRIVER_PATH="$driver" "${env_clamp[@]}" "$program" 2>&1) ||
       { echo "FAIL [$name]: exit $?: $out"; fail=1; continue; }
     expect "$out" lookup_driver "$lookup" "$name: its runtime's lookup"
     expect "$out" direct_driver "$seen" "$name: the program's own call"
+    expect "$out" module_load_real "$module_load_real" "$name: the cuModuleLoadData it looks up"
   done
 done
 exit $fail

@@ -4,6 +4,8 @@
 // Prints, for static_runtime_clamp_test.sh:
 //   lookup_driver=<cuDriverGetVersion looked up through cuGetProcAddress, as a runtime does>
 //   direct_driver=<the program's own call of the exported cuDriverGetVersion>
+//   module_load_real=<1 when the cuModuleLoadData it looks up is not in the object that exports
+//                     cuDriverGetVersion (cudyn's drop-in), i.e. the real driver's own>
 // (-100 - rc on an error; exit 2 without a libcuda.so.1 or its cuGetProcAddress).
 #include <dlfcn.h>
 
@@ -31,6 +33,15 @@ int main() {
   std::printf("lookup_driver=%d\n", rc == 0 ? version : -100 - rc);
   rc = direct(&version);
   std::printf("direct_driver=%d\n", rc == 0 ? version : -100 - rc);
+  void* module_load = nullptr;
+  rc = lookup("cuModuleLoadData", &module_load, 11080, 0);
+  Dl_info load_object{}, dropin_object{};
+  if (rc != 0 || module_load == nullptr || dladdr(module_load, &load_object) == 0 ||
+      dladdr(reinterpret_cast<void*>(direct), &dropin_object) == 0) {
+    std::printf("module_load_real=%d\n", -100 - rc);
+  } else {
+    std::printf("module_load_real=%d\n", load_object.dli_fbase != dropin_object.dli_fbase ? 1 : 0);
+  }
 #ifndef NO_RUNTIME_TABLE
   // Keeps the table in the link (embedded_runtime_lib.cc reads it).
   std::printf("table_user=%d\n", embedded_runtime_driver_version());
