@@ -522,39 +522,14 @@ void* ResolveDefaultCudartSlow(int index) { return DefaultRuntime().ResolveSlow(
 
 namespace {
 
-struct FatbinWrapper {  // nvcc's __fatBinC_Wrapper_t
-  int magic;
-  int version;
-  const void* data;
-  void* filename_or_fatbins;
-};
-
 // A wrapper handed to the runtime in place of the program's, with the fatbin it points to; kept
 // for the process's life (the runtime reads it whenever it loads the module).
 struct EmulatedFatbin {
-  FatbinWrapper wrapper;
+  kernel_rule::FatbinWrapper wrapper;
   std::string fatbin;
 };
 std::mutex g_emulated_mutex;
 std::vector<std::unique_ptr<EmulatedFatbin>>* g_emulated = nullptr;  // never destroyed
-
-// The compute capability of the GPU the emulated driver loads for: device 0 (the runtime's
-// default device; the registration precedes any context). False when the emulated driver offers
-// no GPU (its cuInit answers 100) or the driver does not answer.
-bool EmulatedGpu(Driver& driver, kernel_rule::GpuArch* out) {
-  using Init = CUresult(CUDAAPI*)(unsigned int);
-  using GetAttribute = CUresult(CUDAAPI*)(int*, CUdevice_attribute, CUdevice);
-  auto init = reinterpret_cast<Init>(driver.Resolve(kEntry_cuInit));
-  auto get = reinterpret_cast<GetAttribute>(driver.Resolve(kEntry_cuDeviceGetAttribute));
-  int major = 0, minor = 0;
-  if (init == nullptr || get == nullptr || init(0) != CUDA_SUCCESS ||
-      get(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0) != CUDA_SUCCESS ||
-      get(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0) != CUDA_SUCCESS || major <= 0 ||
-      minor < 0 || minor > 9)
-    return false;
-  *out = kernel_rule::GpuArch{major, minor, '\0'};
-  return true;
-}
 
 }  // namespace
 
@@ -562,12 +537,12 @@ void* EmulateRegisteredFatbin(void* fat_cubin) noexcept {
   try {
     Driver& driver = DefaultDriver();
     if (fat_cubin == nullptr || !driver.ok() || !driver.emulating()) return fat_cubin;
-    FatbinWrapper w;
+    kernel_rule::FatbinWrapper w;
     std::memcpy(&w, fat_cubin, sizeof w);
     if (static_cast<uint32_t>(w.magic) != kernel_rule::kFatbinWrapperMagic || w.data == nullptr)
       return fat_cubin;
     kernel_rule::GpuArch gpu;
-    if (!EmulatedGpu(driver, &gpu)) return fat_cubin;
+    if (!internal::EmulatedDevice0Arch(driver, &gpu)) return fat_cubin;
     auto e = std::make_unique<EmulatedFatbin>();
     const kernel_rule::Registration how = kernel_rule::RegistrationFatbin(
         static_cast<const uint8_t*>(w.data), UINT64_MAX, driver.effective_version(),

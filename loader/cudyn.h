@@ -299,6 +299,14 @@ bool LookupSeesRealDriver(const void* caller, int effective_version);
 // reaches. False without emulation.
 bool EmulationAnswersLookup(const Driver& driver, const void* caller, std::string_view symbol);
 
+// Under driver emulation, once per process: the fatbins a runtime linked into the main program
+// registered (nvcc's wrappers, in the program's writable data) are pointed at what a real driver
+// answers as the emulated one would (kernel_rule::RegistrationFatbin), as cudyn's runtime drop-in
+// does at registration for a shared runtime. The drop-in calls it at lookups that see the real
+// driver: it acts at the first by code of such a program (`caller`), before its runtime loads a
+// module. No-op without emulation or for any other caller.
+void EmulateMainProgramFatbins(Driver& driver, const void* caller);
+
 // Under `cudyn run --cudart` (CUDYN_CUDART_PATH names the runtime cudyn's runtime layer uses): when
 // `caller` is code of another CUDA runtime library (IsCudaRuntimeCode, in a file other than that
 // one after realpath), warns once per process that this file's calls bypass cudyn. Without

@@ -12,8 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <link.h>
+
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -469,7 +472,107 @@ void* EmulationWrapper(int index, int id, void* bound) {
   return nullptr;
 }
 
+bool EmulatedDevice0Arch(Driver& driver, kr::GpuArch* out) {
+  using Init = CUresult(CUDAAPI*)(unsigned int);
+  using GetAttribute = CUresult(CUDAAPI*)(int*, CUdevice_attribute, CUdevice);
+  auto init = reinterpret_cast<Init>(driver.Resolve(kEntry_cuInit));
+  auto get = reinterpret_cast<GetAttribute>(driver.Resolve(kEntry_cuDeviceGetAttribute));
+  int major = 0, minor = 0;
+  if (init == nullptr || get == nullptr || init(0) != CUDA_SUCCESS ||
+      get(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0) != CUDA_SUCCESS ||
+      get(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0) != CUDA_SUCCESS || major <= 0 ||
+      minor < 0 || minor > 9)
+    return false;
+  *out = kr::GpuArch{major, minor, '\0'};
+  return true;
+}
+
+namespace {
+
+// nvcc's fatbin wrappers in the main program's writable segments: 8-byte aligned, the wrapper
+// magic, and a `data` pointer to a fatbin container inside one of its readable segments.
+struct ProgramWrappers {
+  std::vector<kr::FatbinWrapper*> wrappers;
+  std::vector<uint64_t> avail;  // readable bytes from each wrapper's data to its segment's end
+};
+
+// Reads the program's writable data word by word: an instrumented program keeps AddressSanitizer
+// redzones between its globals there.
+__attribute__((no_sanitize("address"))) int FindProgramWrappers(struct dl_phdr_info* info, size_t,
+                                                                void* data) {
+  if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') return 0;  // the main program only
+  auto* found = static_cast<ProgramWrappers*>(data);
+  auto readable_left = [info](uintptr_t p) -> uint64_t {
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+      const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+      const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+      if (ph.p_type == PT_LOAD && (ph.p_flags & PF_R) != 0 && p >= start &&
+          p - start < ph.p_memsz) {
+        return ph.p_memsz - (p - start);
+      }
+    }
+    return 0;
+  };
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_W) == 0) continue;
+    const uintptr_t begin = (info->dlpi_addr + ph.p_vaddr + 7) & ~uintptr_t{7};
+    const uintptr_t end = info->dlpi_addr + ph.p_vaddr + ph.p_filesz;  // bss holds no wrapper
+    for (uintptr_t p = begin; p + sizeof(kr::FatbinWrapper) <= end; p += 8) {
+      auto* w = reinterpret_cast<kr::FatbinWrapper*>(p);
+      if (static_cast<uint32_t>(w->magic) != kr::kFatbinWrapperMagic) continue;
+      const uint64_t left = readable_left(reinterpret_cast<uintptr_t>(w->data));
+      uint32_t magic = 0;
+      if (left < kr::kFatbinHeaderSize) continue;
+      std::memcpy(&magic, w->data, sizeof magic);
+      if (magic != kr::kFatbinMagic) continue;
+      found->wrappers.push_back(w);
+      found->avail.push_back(left);
+    }
+  }
+  return 1;
+}
+
+void EmulateMainProgramFatbinsOnce(Driver& driver) {
+  ProgramWrappers found;
+  dl_iterate_phdr(FindProgramWrappers, &found);
+  if (found.wrappers.empty()) return;
+  kr::GpuArch gpu;
+  if (!EmulatedDevice0Arch(driver, &gpu)) return;
+  for (size_t i = 0; i < found.wrappers.size(); ++i) {
+    kr::FatbinWrapper* w = found.wrappers[i];
+    auto* fatbin = new std::string();  // lives as long as the process: the runtime reads it late
+    const kr::Registration how =
+        kr::RegistrationFatbin(static_cast<const uint8_t*>(w->data), found.avail[i],
+                               driver.effective_version(), driver.cuda_version(), gpu, fatbin);
+    if (how == kr::Registration::kKeep) {
+      delete fatbin;
+      continue;
+    }
+    LogAt(LogLevel::kInfo, "driver emulation: a fatbin of the program's own runtime on ",
+          gpu.Name(), ": it gets ",
+          how == kr::Registration::kOnlyChosen ? "only the image a CUDA "
+                                               : "a PTX no driver JITs, as only PTX too new for "
+                                                 "a CUDA ",
+          driver.effective_version(),
+          how == kr::Registration::kOnlyChosen ? " driver chooses" : " driver fits (222)");
+    w->data = fatbin->data();
+  }
+}
+
+}  // namespace
 }  // namespace internal
+
+void EmulateMainProgramFatbins(Driver& driver, const void* caller) {
+  if (!driver.ok() || !driver.emulating() || internal::MainProgramCudaRuntimeVersion(caller) <= 0) {
+    return;
+  }
+  static std::once_flag once;
+  try {
+    std::call_once(once, [&driver] { internal::EmulateMainProgramFatbinsOnce(driver); });
+  } catch (...) {  // no memory: the fatbins stay as they are
+  }
+}
 
 bool EmulationAnswersLookup(const Driver& driver, const void* caller, std::string_view symbol) {
   if (!driver.emulating()) return false;

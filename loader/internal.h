@@ -8,6 +8,7 @@
 
 #include "loader/core.h"
 #include "loader/cudyn.h"
+#include "loader/kernel_rule.h"
 
 namespace cudyn {
 namespace internal {
@@ -29,6 +30,11 @@ void* CustomAdapter(int index, int id);
 // `bound` (what the entry was bound to); nullptr when the entry is not emulated (or this build's
 // headers lack it). Records `bound` for the wrapper.
 void* EmulationWrapper(int index, int id, void* bound);
+// The compute capability of the GPU the emulated driver loads a registered fatbin for: device 0
+// (a runtime's default device; registration precedes any context), through `driver`'s cuInit
+// and cuDeviceGetAttribute. False when the emulated driver offers no GPU (its cuInit answers 100)
+// or the driver does not answer.
+bool EmulatedDevice0Arch(Driver& driver, kernel_rule::GpuArch* out);
 // What the wrapper of entry `index` for instance `id` calls; nullptr when it has none.
 void* EmulationBound(int index, int id);
 // Forgets what instance `id` recorded (a new Driver took the id).

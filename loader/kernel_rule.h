@@ -92,6 +92,14 @@ Choice ChooseImage(const Image* images, size_t count, int cuda_version, const Gp
 
 constexpr uint32_t kFatbinMagic = 0xBA55ED50u;
 constexpr uint32_t kFatbinWrapperMagic = 0x466243B1u;  // __fatBinC_Wrapper_t
+// nvcc's __fatBinC_Wrapper_t: what the host code hands __cudaRegisterFatBinary (kept in the
+// object's .nvFatBinSegment; the runtime reads `data` when it loads the module).
+struct FatbinWrapper {
+  int magic;
+  int version;
+  const void* data;
+  void* filename_or_fatbins;
+};
 constexpr size_t kFatbinHeaderSize = 16;
 constexpr size_t kFatbinEntryHeaderMin = 0x40;
 constexpr uint64_t kFatbinFlagLz4 = 0x2000;

@@ -126,9 +126,12 @@ CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t fla
   *pfn = nullptr;
   Driver& driver = DefaultDriver();
   if (!driver.ok()) return static_cast<CUresult>(driver.error());
-  if (driver.effective_version() != driver.cuda_version() &&
-      LookupSeesRealDriver(caller, driver.effective_version()) &&
-      !EmulationAnswersLookup(driver, caller, symbol)) {
+  const bool real_view = driver.effective_version() != driver.cuda_version() &&
+                         LookupSeesRealDriver(caller, driver.effective_version());
+  // A runtime linked into the program loads the fatbins it registered through the real driver:
+  // under emulation they are judged first (once, at its first lookup).
+  if (real_view) EmulateMainProgramFatbins(driver, caller);
+  if (real_view && !EmulationAnswersLookup(driver, caller, symbol)) {
     // The real driver's own lookup; a v2 request on a driver without v2 (before 12.0) is answered
     // below, as for any client.
     if (v2) {

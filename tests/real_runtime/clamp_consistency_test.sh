@@ -29,21 +29,11 @@ runtime_sees() {
   if ((needs <= clamp)); then echo "$real"; else echo "$clamp"; fi
 }
 
-fail=0
 tmp=$(mktemp -d "${TEST_TMPDIR:-/tmp}/clamp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ln -s "$(readlink -f "$dropin")" "$tmp/libcuda.so.1"
 
-expect() {  # expect <output> <key> <value> <case>
-  local got
-  got=$(sed -n "s/^$2=\([0-9-]*\).*/\1/p" <<<"$1")
-  if [[ $got != "$3" ]]; then
-    echo "FAIL [$4]: $2=$got, expected $3"
-    fail=1
-  else
-    echo "ok   [$4]: $2=$got"
-  fi
-}
+source "$(dirname "$0")/expect_key.sh"
 
 for spec in "$@"; do
   IFS=: read -r driver real clamp runtime <<<"$spec"

@@ -18,17 +18,7 @@ clean=(env -u LD_PRELOAD -u CUDYN_CUDART_PATH -u CUDYN_DRIVER_PATH -u CUDYN_MAX_
 if readelf -d "$cudyn" | grep -q 'NEEDED.*\[libasan'; then
   export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 fi
-fail=0
-expect() {  # expect <output> <key> <value> <case>
-  local got
-  got=$(sed -n "s/^$2=\([0-9-]*\).*/\1/p" <<<"$1")
-  if [[ $got != "$3" ]]; then
-    echo "FAIL [$4]: $2=$got, expected $3"
-    fail=1
-  else
-    echo "ok   [$4]: $2=$got"
-  fi
-}
+source "$(dirname "$0")/expect_key.sh"
 
 # What the real driver itself answers this program (no clamp, no GPU on a CPU machine): measured
 # with the first unclamped case, the reference for the cases a real driver of the clamp would run.

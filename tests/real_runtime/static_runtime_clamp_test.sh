@@ -9,24 +9,20 @@
 # Under driver emulation such a runtime's module loads are still cudyn's (emulation wrappers: no
 # registration hook reaches a static runtime's fatbins), everything else it looks up stays real.
 #
-# Args: DROPIN DRIVER DRIVER_VERSION then programs VERSION:PROGRAM (VERSION 0: no runtime table).
+# Under emulation, the fatbins such a runtime registered (nvcc's wrapper in the program's writable
+# data; here an ISA 9.0 PTX fatbin) are replaced at its first lookup with what the real driver
+# answers as the emulated one would (a 12.2 driver: 222, so a PTX no driver JITs): on the fake 13.0
+# driver with a fake sm_90.
+#
+# Args: DROPIN DRIVER DRIVER_VERSION FAKE_13000_DRIVER then programs VERSION:PROGRAM (VERSION 0: no
+# runtime table).
 set -uo pipefail
-dropin=$(readlink -f "$1") driver=$(readlink -f "$2") real=$3
-shift 3
+dropin=$(readlink -f "$1") driver=$(readlink -f "$2") real=$3 fake=$(readlink -f "$4")
+shift 4
 tmp=$(mktemp -d "${TEST_TMPDIR:-/tmp}/static.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ln -s "$dropin" "$tmp/libcuda.so.1"
-fail=0
-expect() {  # expect <output> <key> <value> <case>
-  local got
-  got=$(sed -n "s/^$2=\([0-9-]*\).*/\1/p" <<<"$1")
-  if [[ $got != "$3" ]]; then
-    echo "FAIL [$4]: $2=$got, expected $3"
-    fail=1
-  else
-    echo "ok   [$4]: $2=$got"
-  fi
-}
+source "$(dirname "$0")/expect_key.sh"
 for spec in "$@"; do
   IFS=: read -r runtime program <<<"$spec"
   program=$(readlink -f "$program")
@@ -51,6 +47,18 @@ for spec in "$@"; do
     expect "$out" lookup_driver "$lookup" "$name: its runtime's lookup"
     expect "$out" direct_driver "$seen" "$name: the program's own call"
     expect "$out" module_load_real "$module_load_real" "$name: the cuModuleLoadData it looks up"
+    expect "$out" wrapper_replaced 0 "$name: its fatbin (no GPU here: not judged)"
+  done
+  # On the fake 13.0 driver with a fake sm_90: the PTX 9.0 fatbin is replaced only under an
+  # emulated 12.2, only for a runtime that sees the real driver there.
+  for mode in emulate versions; do
+    replaced=0
+    ((runtime > 0 && runtime / 1000 * 1000 <= 12020)) && [[ $mode == emulate ]] && replaced=1
+    name="program with runtime $runtime ($pie), fake 13.0 driver, sm_90, clamp 12020 ($mode)"
+    out=$(env LD_LIBRARY_PATH="$tmp" CUDYN_DRIVER_PATH="$fake" CUDYN_FAKE_GPU=90 \
+      CUDYN_MAX_CUDA_VERSION=12020 CUDYN_CLAMP_MODE="$mode" "$program" 2>&1) ||
+      { echo "FAIL [$name]: exit $?: $out"; fail=1; continue; }
+    expect "$out" wrapper_replaced "$replaced" "$name: its registered fatbin"
   done
 done
 exit $fail

@@ -6,14 +6,32 @@
 //   direct_driver=<the program's own call of the exported cuDriverGetVersion>
 //   module_load_real=<1 when the cuModuleLoadData it looks up is not in the object that exports
 //                     cuDriverGetVersion (cudyn's drop-in), i.e. the real driver's own>
+//   wrapper_replaced=<1 when the fatbin its nvcc-style wrapper points to (an ISA 9.0 PTX fatbin,
+//                     program_fatbin.h) was replaced by the time of its lookups: driver emulation
+//                     of a runtime linked into the program>
 // (-100 - rc on an error; exit 2 without a libcuda.so.1 or its cuGetProcAddress).
 #include <dlfcn.h>
 
 #include <cstdio>
 
+#include "tests/real_runtime/program_fatbin.h"
+
 #ifndef NO_RUNTIME_TABLE
 extern "C" int embedded_runtime_driver_version();
 #endif
+
+namespace {
+
+// nvcc's __fatBinC_Wrapper_t, in writable data as nvcc's .nvFatBinSegment keeps it.
+struct Wrapper {
+  int magic;
+  int version;
+  const void* data;
+  void* filename_or_fatbins;
+};
+Wrapper g_wrapper = {0x466243B1, 1, kProgramFatbin, nullptr};
+
+}  // namespace
 
 int main() {
   void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
@@ -42,6 +60,8 @@ int main() {
   } else {
     std::printf("module_load_real=%d\n", load_object.dli_fbase != dropin_object.dli_fbase ? 1 : 0);
   }
+  const void* const volatile data = g_wrapper.data;
+  std::printf("wrapper_replaced=%d\n", data != static_cast<const void*>(kProgramFatbin) ? 1 : 0);
 #ifndef NO_RUNTIME_TABLE
   // Keeps the table in the link (embedded_runtime_lib.cc reads it).
   std::printf("table_user=%d\n", embedded_runtime_driver_version());
