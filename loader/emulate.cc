@@ -15,6 +15,7 @@
 #include <link.h>
 
 #include <atomic>
+#include <memory>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -533,6 +534,10 @@ __attribute__((no_sanitize("address"))) int FindProgramWrappers(struct dl_phdr_i
   return 1;
 }
 
+// The replacements handed to the program's runtime: read whenever it loads a module, so kept for
+// the process's life (reachable from here, never destroyed).
+std::vector<std::unique_ptr<std::string>>* g_program_fatbins = nullptr;
+
 void EmulateMainProgramFatbinsOnce(Driver& driver) {
   ProgramWrappers found;
   dl_iterate_phdr(FindProgramWrappers, &found);
@@ -541,14 +546,11 @@ void EmulateMainProgramFatbinsOnce(Driver& driver) {
   if (!EmulatedDevice0Arch(driver, &gpu)) return;
   for (size_t i = 0; i < found.wrappers.size(); ++i) {
     kr::FatbinWrapper* w = found.wrappers[i];
-    auto* fatbin = new std::string();  // lives as long as the process: the runtime reads it late
+    auto fatbin = std::make_unique<std::string>();
     const kr::Registration how =
         kr::RegistrationFatbin(static_cast<const uint8_t*>(w->data), found.avail[i],
-                               driver.effective_version(), driver.cuda_version(), gpu, fatbin);
-    if (how == kr::Registration::kKeep) {
-      delete fatbin;
-      continue;
-    }
+                               driver.effective_version(), driver.cuda_version(), gpu, fatbin.get());
+    if (how == kr::Registration::kKeep) continue;
     LogAt(LogLevel::kInfo, "driver emulation: a fatbin of the program's own runtime on ",
           gpu.Name(), ": it gets ",
           how == kr::Registration::kOnlyChosen ? "only the image a CUDA "
@@ -556,7 +558,11 @@ void EmulateMainProgramFatbinsOnce(Driver& driver) {
                                                  "a CUDA ",
           driver.effective_version(),
           how == kr::Registration::kOnlyChosen ? " driver chooses" : " driver fits (222)");
-    w->data = fatbin->data();
+    if (g_program_fatbins == nullptr) {
+      g_program_fatbins = new std::vector<std::unique_ptr<std::string>>();
+    }
+    g_program_fatbins->push_back(std::move(fatbin));  // first: a throw leaves `w` as it was
+    w->data = g_program_fatbins->back()->data();
   }
 }
 
