@@ -447,6 +447,16 @@ cudaError_t StreamGetCaptureInfoNoEdgesPtsz(cudaStream_t stream,
                                            dependencies_out, edgeData_out, numDependencies_out);
 }
 
+// Edge data an older runtime can express: none, or every edge the default (all bytes zero: port
+// 0, cudaGraphDependencyTypeDefault), which is what NULL means.
+bool DefaultEdgesOnly(const cudaGraphEdgeData* edges, size_t n) {
+  if (edges == nullptr) return true;
+  for (size_t k = 0; k < n; ++k) {
+    if (!AllZero(reinterpret_cast<const unsigned char*>(&edges[k]), sizeof(edges[k]))) return false;
+  }
+  return true;
+}
+
 template <int I, bool kPtsz>
 cudaError_t StreamUpdateCaptureDependenciesImpl(cudaStream_t stream,
                                                 cudaGraphNode_t* dependencies,
@@ -466,7 +476,7 @@ cudaError_t StreamUpdateCaptureDependenciesImpl(cudaStream_t stream,
                                              : kEntry_cuStreamUpdateCaptureDependencies))
                                  : nullptr;
   if (fn == nullptr && driver_fn == nullptr) return Served<I>(cudaErrorInsufficientDriver);
-  if (dependencyData != nullptr) {
+  if (!DefaultEdgesOnly(dependencyData, numDependencies)) {
     return CannotExpress(rt,
                          kPtsz ? kCudart_cudaStreamUpdateCaptureDependencies_ptsz
                                : kCudart_cudaStreamUpdateCaptureDependencies,
@@ -496,7 +506,7 @@ cudaError_t StreamUpdateCaptureDependenciesNoEdgesPtsz(cudaStream_t stream,
                                                       numDependencies, flags);
 }
 
-// Adding or removing edges: edge data must be absent (NULL means default edges).
+// Adding or removing edges: edge data must be absent or all default edges (what NULL means).
 template <int I, int kIndex>
 cudaError_t EdgesInImpl(const char* old_name, cudaGraph_t graph, const cudaGraphNode_t* from,
                         const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
@@ -505,7 +515,7 @@ cudaError_t EdgesInImpl(const char* old_name, cudaGraph_t graph, const cudaGraph
   using Fn = cudaError_t (*)(cudaGraph_t, const cudaGraphNode_t*, const cudaGraphNode_t*, size_t);
   auto fn = Old<Fn>(rt, old_name);
   if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
-  if (edgeData != nullptr) {
+  if (!DefaultEdgesOnly(edgeData, numDependencies)) {
     return CannotExpress(rt, kIndex, "edge data (runtimes before 12.3 have only default edges)");
   }
   return fn(graph, from, to, numDependencies);
@@ -1827,15 +1837,6 @@ static_assert(sizeof(cudaGraphNodeParams::reserved1) >= sizeof(cudaMemcpyNodePar
 bool MemcpyNodeFlagsZero(const cudaMemcpyNodeParams& p) {
   return p.flags == 0 &&
          AllZero(reinterpret_cast<const unsigned char*>(p.reserved), sizeof(p.reserved));
-}
-// Edge data an older runtime can express: none, or every edge the default (all bytes zero: port
-// 0, cudaGraphDependencyTypeDefault), which is what NULL means.
-bool DefaultEdgesOnly(const cudaGraphEdgeData* edges, size_t n) {
-  if (edges == nullptr) return true;
-  for (size_t k = 0; k < n; ++k) {
-    if (!AllZero(reinterpret_cast<const unsigned char*>(&edges[k]), sizeof(edges[k]))) return false;
-  }
-  return true;
 }
 
 // The runtime's binding of the typed 13.0 entry `index` (its own symbol, or the tree's adapter).

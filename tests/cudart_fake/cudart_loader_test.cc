@@ -548,8 +548,13 @@ TEST(CudartAdapters, EdgeDataOnlyWhenDefault) {
   EXPECT_EQ(fake.Arg<const cudaGraphNode_t*>("cudaGraphAddDependencies", 1), from);
   EXPECT_EQ(fake.Arg<const cudaGraphNode_t*>("cudaGraphAddDependencies", 2), to);
   EXPECT_EQ(fake.Arg<size_t>("cudaGraphAddDependencies", 3), 2u);
+  // All-default edge data is what NULL means (found by the runtime fuzzer's adapter mode: it was
+  // refused); a non-default edge cannot be expressed before 12.3.
+  EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaSuccess);
+  EXPECT_EQ(fake.Calls("cudaGraphAddDependencies"), 2);
+  edge_data[1].type = cudaGraphDependencyTypeProgrammatic;
   EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaErrorNotSupported);
-  EXPECT_EQ(fake.Calls("cudaGraphAddDependencies"), 1);
+  EXPECT_EQ(fake.Calls("cudaGraphAddDependencies"), 2);
 
   auto remove =
       Entry<decltype(&cudaGraphRemoveDependencies)>(*rt, kCudart_cudaGraphRemoveDependencies);
@@ -564,6 +569,9 @@ TEST(CudartAdapters, EdgeDataOnlyWhenDefault) {
   EXPECT_EQ(fake.Arg<unsigned>("cudaStreamUpdateCaptureDependencies", 3),
             static_cast<unsigned>(cudaStreamSetCaptureDependencies));
   EXPECT_EQ(update(kStream, from, edge_data, 2, 0), cudaErrorNotSupported);
+  edge_data[1] = cudaGraphEdgeData{};
+  EXPECT_EQ(update(kStream, from, edge_data, 2, 0), cudaSuccess);
+  EXPECT_EQ(fake.Calls("cudaStreamUpdateCaptureDependencies"), 2);
 
   // Edges out: default edges reported as zeroed edge data.
   std::memset(edge_data, 0xff, sizeof(edge_data));
@@ -776,11 +784,15 @@ TEST(CudartEveryVersion, StreamUpdateCaptureDependencies) {
       EXPECT_EQ(fake.Arg<size_t>(symbol, 3), 2u);
       EXPECT_EQ(fake.Arg<unsigned>(symbol, 4), static_cast<unsigned>(cudaStreamSetCaptureDependencies));
       EXPECT_EQ(fn(kStream, nodes, edge_data, 2, 0), cudaSuccess);  // edge data: theirs to judge
-    } else {  // 11.8, 12.0: (stream, nodes, count, flags); edge data cannot be expressed
+    } else {  // 11.8, 12.0: (stream, nodes, count, flags); only default edges can be expressed
       EXPECT_EQ(fake.Calls("cudaStreamUpdateCaptureDependencies"), 1);
       EXPECT_EQ(fake.Arg<size_t>("cudaStreamUpdateCaptureDependencies", 2), 2u);
-      EXPECT_EQ(fn(kStream, nodes, edge_data, 2, 0), cudaErrorNotSupported);
-      EXPECT_EQ(fake.Calls("cudaStreamUpdateCaptureDependencies"), 1);
+      EXPECT_EQ(fn(kStream, nodes, edge_data, 2, 0), cudaSuccess);  // all default: as NULL
+      EXPECT_EQ(fake.Calls("cudaStreamUpdateCaptureDependencies"), 2);
+      cudaGraphEdgeData programmatic[2] = {};
+      programmatic[0].type = cudaGraphDependencyTypeProgrammatic;
+      EXPECT_EQ(fn(kStream, nodes, programmatic, 2, 0), cudaErrorNotSupported);
+      EXPECT_EQ(fake.Calls("cudaStreamUpdateCaptureDependencies"), 2);
     }
   }
 }
@@ -816,8 +828,12 @@ TEST(CudartEveryVersion, GraphEdgeData) {
     EXPECT_EQ(fake.Arg<size_t*>(edges_symbol.c_str(), has_edges ? 4 : 3), &count);
     if (!has_edges) {  // default edges, reported as zeroed edge data
       EXPECT_EQ(std::memcmp(&edge_data[0], &zero, sizeof(zero)), 0);
+      // Zeroed edge data is all default edges, what NULL means: accepted.
+      EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaSuccess);
+      EXPECT_EQ(fake.Calls(add_symbol.c_str()), 2);
+      edge_data[0].from_port = 1;
       EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaErrorNotSupported);
-      EXPECT_EQ(fake.Calls(add_symbol.c_str()), 1);
+      EXPECT_EQ(fake.Calls(add_symbol.c_str()), 2);
     }
 
     // cudaGraphAddNode exists only with edge data (12.3+); before 12.x it is composed from the

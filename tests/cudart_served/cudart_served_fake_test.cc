@@ -1801,8 +1801,8 @@ TEST_F(Served, ElevenTwoGetsFromTheDriverWhatLaterElevensHave) {
   ASSERT_NE(frees, nullptr);
   EXPECT_EQ(frees("cudaFree"), 2);
   // cudaStreamUpdateCaptureDependencies, which 11.2 lacks too: its adapter calls the driver's
-  // (11.3+) with the caller's arguments when edge data is absent, refuses edge data (801) as on
-  // 11.8; the per-thread twin reaches the driver's per-thread twin.
+  // (11.3+) with the caller's arguments when edge data is absent (or all default edges), refuses
+  // a non-default edge (801) as on 11.8; the per-thread twin reaches the driver's per-thread twin.
   for (const bool ptsz : {false, true}) {
     SCOPED_TRACE(ptsz);
     const char* driver_entry =
@@ -1813,6 +1813,7 @@ TEST_F(Served, ElevenTwoGetsFromTheDriverWhatLaterElevensHave) {
     ASSERT_NE(update, nullptr);
     cudaGraphNode_t deps[1] = {reinterpret_cast<cudaGraphNode_t>(0x61)};
     cudaGraphEdgeData edge = {};
+    edge.type = cudaGraphDependencyTypeProgrammatic;
     EXPECT_EQ(update(reinterpret_cast<cudaStream_t>(0x51), deps, &edge, 1, 0),
               cudaErrorNotSupported);
     EXPECT_TRUE(DriverCalls(driver_entry).empty());
