@@ -9,7 +9,9 @@
 # library sources of the target's smoke binary, listed by //tests/fuzz:<target>_fuzzer_sources
 # from that binary's deps (building it also makes the generated sources and includes), and, for
 # `shim`, the fake driver it runs over (//tests/fake_driver:cuda_$FUZZ_FAKE_VERSION/libcuda.so.1,
-# default 12020).
+# default 12020); for `cudart`, that driver and the fake runtimes of its adapter mode
+# (//tests/fake_runtime:<V>/<SONAME> for V in 11.2 11.8 12.0 12.4, as in BUILD's
+# CUDART_ADAPTER_FAKES).
 # Environment: CLANGXX (default clang++-14), BAZEL (default bazel), FUZZ_CORPUS (a corpus
 # directory to use and keep; default: a temporary one), FUZZ_ARGS (extra libFuzzer flags).
 # Exit status: 0 when the time ran out without a finding; libFuzzer's non-zero status on a crash,
@@ -29,7 +31,11 @@ fake_target="//tests/fake_driver:cuda_${fake_version}/libcuda.so.1"
 work="$(mktemp -d "${TMPDIR:-/tmp}/cudyn_${target}_fuzzer.XXXXXX")"
 
 build=("//tests/fuzz:${target}_fuzzer_sources")
-[[ "$target" == shim ]] && build+=("$fake_target")
+cudart_fakes=(11.2/libcudart.so.11.0 11.8/libcudart.so.11.0 12.0/libcudart.so.12 12.4/libcudart.so.12)
+[[ "$target" == shim || "$target" == cudart ]] && build+=("$fake_target")
+if [[ "$target" == cudart ]]; then
+  for f in "${cudart_fakes[@]}"; do build+=("//tests/fake_runtime:$f"); done
+fi
 (cd "$root" && "$BAZEL" build "${build[@]}" >&2)
 bin="$(cd "$root" && "$BAZEL" info bazel-bin 2>/dev/null)"
 
@@ -48,8 +54,13 @@ libfuzzer_build "$work/${target}_fuzzer" -DSPDLOG_HEADER_ONLY -DFMT_HEADER_ONLY 
   "$here/${target}_fuzzer.cc" "${sources[@]}" -ldl -pthread
 
 LIBFUZZER_ENV=(CUDYN_LOG=off)
-if [[ "$target" == shim ]]; then
+if [[ "$target" == shim || "$target" == cudart ]]; then
   LIBFUZZER_ENV+=(CUDYN_DRIVER_PATH="$(readlink -f "$bin/tests/fake_driver/cuda_${fake_version}/libcuda.so.1")")
+fi
+if [[ "$target" == cudart ]]; then
+  fake_paths=()
+  for f in "${cudart_fakes[@]}"; do fake_paths+=("$(readlink -f "$bin/tests/fake_runtime/$f")"); done
+  LIBFUZZER_ENV+=(CUDYN_FUZZ_CUDART_FAKES="$(IFS=:; echo "${fake_paths[*]}")")
 fi
 # -close_fd_mask=2: the env and cudart targets make the loader log every rejected value to stderr.
 libfuzzer_run "${target}_fuzzer" "$work/${target}_fuzzer" "$work" "$seconds" 4096 -close_fd_mask=2 \
