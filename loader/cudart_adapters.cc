@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "loader/cudart.h"
@@ -457,6 +458,73 @@ bool DefaultEdgesOnly(const cudaGraphEdgeData* edges, size_t n) {
   return true;
 }
 
+// Edges into a graph on a runtime before 12.3, which has default edges only. A valid non-default
+// edge cannot be expressed there (801); an invalid one gets the 13.0 runtime's answer, 1. Valid,
+// by cudaGraphEdgeData's documentation and as the 13.0 runtime answers on a GPU (H200,
+// tests/gpu/RESULTS.md): reserved bytes and to_port zero; a type of Default or Programmatic; a
+// from_port of Default, Programmatic or LaunchCompletion; a non-default port only out of a kernel
+// node; the Programmatic port only with the Programmatic type, and that type only out of a
+// non-default port, between kernel nodes.
+enum class EdgesIn { kDefault, kInvalid, kCannotExpress };
+
+// Whether `node` is a kernel node, by the runtime's own cudaGraphNodeGetType.
+bool IsKernelNode(Runtime* rt, cudaGraphNode_t node) {
+  auto get_type = Old<cudaError_t (*)(cudaGraphNode_t, enum cudaGraphNodeType*)>(
+      rt, "cudaGraphNodeGetType");
+  enum cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+  return get_type != nullptr && get_type(node, &type) == cudaSuccess &&
+         type == cudaGraphNodeTypeKernel;
+}
+
+// from[k] -> to[k] for k < n; `to` null where the downstream node is not known yet (stream
+// capture: the next captured node, judged by the runtime that captures it), `to_kernel` the
+// answer for a downstream node given by its parameters (cudaGraphAddNode).
+EdgesIn JudgeEdgesIn(Runtime* rt, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                     std::optional<bool> to_kernel, const cudaGraphEdgeData* edges, size_t n) {
+  if (DefaultEdgesOnly(edges, n)) return EdgesIn::kDefault;
+  static_assert(cudaGraphDependencyTypeDefault == 0 && cudaGraphDependencyTypeProgrammatic == 1 &&
+                    cudaGraphKernelNodePortDefault == 0 &&
+                    cudaGraphKernelNodePortProgrammatic == 1 &&
+                    cudaGraphKernelNodePortLaunchCompletion == 2,
+                "the edge rules below are written for these values");
+  for (size_t k = 0; k < n; ++k) {
+    const cudaGraphEdgeData& e = edges[k];
+    const bool programmatic_type = e.type == cudaGraphDependencyTypeProgrammatic;
+    if (!AllZero(e.reserved, sizeof(e.reserved)) || e.to_port != 0 ||
+        e.type > cudaGraphDependencyTypeProgrammatic ||
+        e.from_port > cudaGraphKernelNodePortLaunchCompletion ||
+        (e.from_port == cudaGraphKernelNodePortProgrammatic && !programmatic_type) ||
+        (programmatic_type && e.from_port == cudaGraphKernelNodePortDefault)) {
+      return EdgesIn::kInvalid;
+    }
+    if (e.from_port == cudaGraphKernelNodePortDefault) continue;  // a default edge
+    if (from == nullptr || !IsKernelNode(rt, from[k])) return EdgesIn::kInvalid;
+    if (programmatic_type) {
+      const bool kernel = to_kernel ? *to_kernel : to == nullptr || IsKernelNode(rt, to[k]);
+      if (!kernel) return EdgesIn::kInvalid;
+    }
+  }
+  return EdgesIn::kCannotExpress;
+}
+
+// Edges out of a graph on such a runtime: only default edges exist there, so one named with a
+// non-default port is no edge (the 13.0 runtime's 1); the type is not compared (measured: 13.0
+// removes a default edge named with the Programmatic type).
+bool PortsDefault(const cudaGraphEdgeData* edges, size_t n) {
+  for (size_t k = 0; edges != nullptr && k < n; ++k) {
+    if (edges[k].from_port != 0 || edges[k].to_port != 0) return false;
+  }
+  return true;
+}
+
+// The answer for edges that are not all default (the caller passes default ones on), recorded
+// as the last error.
+template <int I>
+cudaError_t EdgesInRefusal(Runtime* rt, int index, EdgesIn verdict) {
+  if (verdict == EdgesIn::kInvalid) return Served<I>(cudaErrorInvalidValue);
+  return CannotExpress(rt, index, "edge data (runtimes before 12.3 have only default edges)");
+}
+
 template <int I, bool kPtsz>
 cudaError_t StreamUpdateCaptureDependenciesImpl(cudaStream_t stream,
                                                 cudaGraphNode_t* dependencies,
@@ -476,11 +544,13 @@ cudaError_t StreamUpdateCaptureDependenciesImpl(cudaStream_t stream,
                                              : kEntry_cuStreamUpdateCaptureDependencies))
                                  : nullptr;
   if (fn == nullptr && driver_fn == nullptr) return Served<I>(cudaErrorInsufficientDriver);
-  if (!DefaultEdgesOnly(dependencyData, numDependencies)) {
-    return CannotExpress(rt,
-                         kPtsz ? kCudart_cudaStreamUpdateCaptureDependencies_ptsz
-                               : kCudart_cudaStreamUpdateCaptureDependencies,
-                         "edge data (runtimes before 12.3 have only default edges)");
+  const EdgesIn edges =
+      JudgeEdgesIn(rt, dependencies, nullptr, std::nullopt, dependencyData, numDependencies);
+  if (edges != EdgesIn::kDefault) {
+    return EdgesInRefusal<I>(rt,
+                             kPtsz ? kCudart_cudaStreamUpdateCaptureDependencies_ptsz
+                                   : kCudart_cudaStreamUpdateCaptureDependencies,
+                             edges);
   }
   if (fn != nullptr) return fn(stream, dependencies, numDependencies, flags);
   auto runtime_free = Old<cudaError_t (*)(void*)>(rt, "cudaFree");
@@ -506,7 +576,8 @@ cudaError_t StreamUpdateCaptureDependenciesNoEdgesPtsz(cudaStream_t stream,
                                                       numDependencies, flags);
 }
 
-// Adding or removing edges: edge data must be absent or all default edges (what NULL means).
+// Adding or removing edges: the older call, where the edges are ones it has (JudgeEdgesIn,
+// PortsDefault).
 template <int I, int kIndex>
 cudaError_t EdgesInImpl(const char* old_name, cudaGraph_t graph, const cudaGraphNode_t* from,
                         const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
@@ -515,8 +586,12 @@ cudaError_t EdgesInImpl(const char* old_name, cudaGraph_t graph, const cudaGraph
   using Fn = cudaError_t (*)(cudaGraph_t, const cudaGraphNode_t*, const cudaGraphNode_t*, size_t);
   auto fn = Old<Fn>(rt, old_name);
   if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
-  if (!DefaultEdgesOnly(edgeData, numDependencies)) {
-    return CannotExpress(rt, kIndex, "edge data (runtimes before 12.3 have only default edges)");
+  if (kIndex == kCudart_cudaGraphRemoveDependencies) {
+    if (!PortsDefault(edgeData, numDependencies)) return Served<I>(cudaErrorInvalidValue);
+  } else if (const EdgesIn edges =
+                 JudgeEdgesIn(rt, from, to, std::nullopt, edgeData, numDependencies);
+             edges != EdgesIn::kDefault) {
+    return EdgesInRefusal<I>(rt, kIndex, edges);
   }
   return fn(graph, from, to, numDependencies);
 }
@@ -1885,8 +1960,11 @@ cudaError_t GraphAddNodeComposedImpl(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
   if (rt == nullptr) return CUDYN_NO_RUNTIME;
   constexpr int kIndex = kCudart_cudaGraphAddNode;
   if (p == nullptr || !UnusedBytesZero(*p)) return cudaErrorInvalidValue;
-  if (!DefaultEdgesOnly(dependencyData, n)) {
-    return CannotExpress(rt, kIndex, "edge data (runtimes before 12.3 have only default edges)");
+  if (const EdgesIn edges = JudgeEdgesIn(rt, deps, nullptr,
+                                         NodeTypeOf(*p) == cudaGraphNodeTypeKernel,
+                                         dependencyData, n);
+      edges != EdgesIn::kDefault) {
+    return EdgesInRefusal<I>(rt, kIndex, edges);
   }
   switch (NodeTypeOf(*p)) {
     case cudaGraphNodeTypeKernel: {

@@ -552,9 +552,19 @@ TEST(CudartAdapters, EdgeDataOnlyWhenDefault) {
   // refused); a non-default edge cannot be expressed before 12.3.
   EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaSuccess);
   EXPECT_EQ(fake.Calls("cudaGraphAddDependencies"), 2);
+  // An invalid edge (the Programmatic type out of the default port) gets the 13.0 runtime's 1; a
+  // valid one (out of a kernel node's launch-completion port) cannot be expressed (801).
   edge_data[1].type = cudaGraphDependencyTypeProgrammatic;
+  EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaErrorInvalidValue);
+  fake.SetOut("cudaGraphNodeGetType", 1, cudaGraphNodeTypeKernel);
+  edge_data[1].from_port = cudaGraphKernelNodePortLaunchCompletion;
   EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaErrorNotSupported);
   EXPECT_EQ(fake.Calls("cudaGraphAddDependencies"), 2);
+  // Removing: no edge with a non-default port exists before 12.3 (1); the type is not compared.
+  EXPECT_EQ(Entry<decltype(&cudaGraphRemoveDependencies)>(*rt, kCudart_cudaGraphRemoveDependencies)(
+                graph, from, to, edge_data, 2),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(fake.Calls("cudaGraphRemoveDependencies"), 0);
 
   auto remove =
       Entry<decltype(&cudaGraphRemoveDependencies)>(*rt, kCudart_cudaGraphRemoveDependencies);
@@ -790,7 +800,10 @@ TEST(CudartEveryVersion, StreamUpdateCaptureDependencies) {
       EXPECT_EQ(fn(kStream, nodes, edge_data, 2, 0), cudaSuccess);  // all default: as NULL
       EXPECT_EQ(fake.Calls("cudaStreamUpdateCaptureDependencies"), 2);
       cudaGraphEdgeData programmatic[2] = {};
-      programmatic[0].type = cudaGraphDependencyTypeProgrammatic;
+      programmatic[0].type = cudaGraphDependencyTypeProgrammatic;  // out of the default port
+      EXPECT_EQ(fn(kStream, nodes, programmatic, 2, 0), cudaErrorInvalidValue);
+      programmatic[0].from_port = cudaGraphKernelNodePortProgrammatic;
+      fake.SetOut("cudaGraphNodeGetType", 1, cudaGraphNodeTypeKernel);
       EXPECT_EQ(fn(kStream, nodes, programmatic, 2, 0), cudaErrorNotSupported);
       EXPECT_EQ(fake.Calls("cudaStreamUpdateCaptureDependencies"), 2);
     }
@@ -831,7 +844,9 @@ TEST(CudartEveryVersion, GraphEdgeData) {
       // Zeroed edge data is all default edges, what NULL means: accepted.
       EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaSuccess);
       EXPECT_EQ(fake.Calls(add_symbol.c_str()), 2);
-      edge_data[0].from_port = 1;
+      edge_data[0].from_port = cudaGraphKernelNodePortLaunchCompletion;  // out of no kernel: 1
+      EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaErrorInvalidValue);
+      fake.SetOut("cudaGraphNodeGetType", 1, cudaGraphNodeTypeKernel);
       EXPECT_EQ(add(graph, from, to, edge_data, 2), cudaErrorNotSupported);
       EXPECT_EQ(fake.Calls(add_symbol.c_str()), 2);
     }

@@ -1476,17 +1476,29 @@ TEST_F(GraphNodes, AddNodeRefusesWhat13RefusesAndWhatTheRuntimeCannotExpress) {
   moved.graph.graph = reinterpret_cast<cudaGraph_t>(0x8000);
   moved.graph.ownership = cudaGraphChildGraphOwnershipMove;
   EXPECT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &moved), cudaErrorNotSupported);
+  // Edges: an invalid one (the Programmatic type out of the default port) is the 13.0 runtime's
+  // 1; a valid one (a kernel node's launch-completion port, here into an empty node) cannot be
+  // expressed; the Programmatic type into a node that is no kernel is invalid again.
   cudaGraphEdgeData edges[2] = {};
   edges[1].type = cudaGraphDependencyTypeProgrammatic;
   EXPECT_EQ(add_(&node, graph_, deps_, edges, 2, &Params(cudaGraphNodeTypeEmpty)),
+            cudaErrorInvalidValue);
+  const int kernel = cudaGraphNodeTypeKernel;
+  set_out_("cudaGraphNodeGetType", 1, &kernel, sizeof(kernel));
+  edges[1] = cudaGraphEdgeData{};
+  edges[1].from_port = cudaGraphKernelNodePortLaunchCompletion;
+  EXPECT_EQ(add_(&node, graph_, deps_, edges, 2, &Params(cudaGraphNodeTypeEmpty)),
             cudaErrorNotSupported);
   EXPECT_NE(rt_->last_error().find("edge data"), std::string::npos) << rt_->last_error();
+  edges[1].type = cudaGraphDependencyTypeProgrammatic;
+  EXPECT_EQ(add_(&node, graph_, deps_, edges, 2, &Params(cudaGraphNodeTypeEmpty)),
+            cudaErrorInvalidValue);
   for (const char* symbol : {"cudaGraphAddKernelNode", "cudaGraphAddMemcpyNode",
                              "cudaGraphAddEmptyNode", "cudaGraphAddChildGraphNode"}) {
     EXPECT_EQ(RuntimeCalls(symbol), 0) << symbol;
   }
   // All-default edge data is NULL's meaning; another ownership than Move clones (13.0: 0).
-  edges[1].type = cudaGraphDependencyTypeDefault;
+  edges[1] = cudaGraphEdgeData{};
   EXPECT_EQ(add_(&node, graph_, deps_, edges, 2, &Params(cudaGraphNodeTypeEmpty)), cudaSuccess);
   EXPECT_EQ(RuntimeCalls("cudaGraphAddEmptyNode"), 1);
   const int ownership = 7;
@@ -1813,7 +1825,15 @@ TEST_F(Served, ElevenTwoGetsFromTheDriverWhatLaterElevensHave) {
     ASSERT_NE(update, nullptr);
     cudaGraphNode_t deps[1] = {reinterpret_cast<cudaGraphNode_t>(0x61)};
     cudaGraphEdgeData edge = {};
-    edge.type = cudaGraphDependencyTypeProgrammatic;
+    edge.type = cudaGraphDependencyTypeProgrammatic;  // out of the default port: invalid
+    EXPECT_EQ(update(reinterpret_cast<cudaStream_t>(0x51), deps, &edge, 1, 0),
+              cudaErrorInvalidValue);
+    edge.from_port = cudaGraphKernelNodePortProgrammatic;
+    const int kernel = cudaGraphNodeTypeKernel;
+    auto set_out = reinterpret_cast<void (*)(const char*, int, const void*, size_t)>(
+        dlsym(rt112->handle(), "fake_cudart_set_out"));
+    ASSERT_NE(set_out, nullptr);
+    set_out("cudaGraphNodeGetType", 1, &kernel, sizeof(kernel));
     EXPECT_EQ(update(reinterpret_cast<cudaStream_t>(0x51), deps, &edge, 1, 0),
               cudaErrorNotSupported);
     EXPECT_TRUE(DriverCalls(driver_entry).empty());

@@ -21,8 +21,9 @@
 // data for at most four edges) in buffers of exactly their size, and what the fake answers.
 // Checked with a trap (the line goes to stderr): the answer is the fake's, or the refusal the
 // adapter documents (801 for what the old layout cannot hold: cudaResourceDesc.flags,
-// cudaResourceViewDesc.reserved, seamlessCubemap on 11.2, non-default edges, a moved child graph;
-// 1 for what a 13.0 runtime rejects: unknown node types, non-zero unused bytes), and then the
+// cudaResourceViewDesc.reserved, seamlessCubemap on 11.2, valid non-default edges, a moved child
+// graph; 1 for what a 13.0 runtime rejects: unknown node types, non-zero unused bytes, invalid
+// edges, removing an edge with a non-default port), and then the
 // fake was not called; when it was, the struct it recorded is the field-by-field conversion this
 // file computes from the 13.0 header's member names (every shared member at its offset, padding
 // and the old layout's own tail zero); outputs (resource descriptors, cudaDeviceProp, edge data)
@@ -603,13 +604,17 @@ const char* TypedAdd(int type) {
   }
 }
 
-// Up to four dependencies (fuzzed handles) and, maybe, edge data for each (fuzzed, mostly zero).
+// Up to four dependencies (fuzzed handles) and, maybe, edge data for each (fuzzed, mostly zero,
+// or one edge made of small port / type / reserved values, so that valid non-default edges
+// occur), and what the runtime's cudaGraphNodeGetType says of every node (read only where an
+// edge is not the default).
 struct Deps {
   cudaGraphNode_t nodes[8];  // from = nodes, to = nodes + 1: both n long
   cudaGraphEdgeData edges[4];
   size_t n;
   bool with_edges;
   bool default_edges;
+  bool nodes_are_kernels;  // cudaGraphNodeGetType answers 0 and cudaGraphNodeTypeKernel
 };
 void FuzzDeps(Bytes& in, Deps* d) {
   const uint8_t shape = in.Byte();
@@ -617,8 +622,50 @@ void FuzzDeps(Bytes& in, Deps* d) {
   d->with_edges = (shape & 8) != 0;
   std::memset(d->edges, 0, sizeof(d->edges));
   for (size_t k = 0; k < 8; ++k) d->nodes[k] = reinterpret_cast<cudaGraphNode_t>(0x1000 + k);
-  if ((shape & 16) != 0 && d->n > 0) in.Fill(&d->edges[in.Byte() % d->n], sizeof(d->edges[0]));
+  if ((shape & 16) != 0 && d->n > 0) {
+    cudaGraphEdgeData& e = d->edges[in.Byte() % d->n];
+    if ((shape & 32) != 0) {
+      const uint8_t b = in.Byte();
+      e.from_port = b & 3;
+      e.type = (b >> 2) & 3;
+      e.to_port = (b >> 4) & 1;
+      e.reserved[4] = (b >> 5) & 1;
+    } else {
+      in.Fill(&e, sizeof(e));
+    }
+  }
   d->default_edges = !d->with_edges || Zero(d->edges, d->n * sizeof(d->edges[0]));
+  d->nodes_are_kernels = false;
+}
+
+// The runtime's node types (fuzzed: a kernel, another type, or an error), for non-default edges.
+void FuzzNodeTypes(Fake& f, Bytes& in, Deps* d) {
+  if (d->default_edges) return;
+  const uint8_t kind = in.Byte() % 3;
+  const int type = kind == 0 ? cudaGraphNodeTypeKernel : cudaGraphNodeTypeMemcpy;
+  f.set_out("cudaGraphNodeGetType", 1, &type, sizeof(type));
+  f.set_result("cudaGraphNodeGetType", kind == 2 ? cudaErrorInvalidValue : 0);
+  d->nodes_are_kernels = kind == 0;
+}
+
+// What a runtime with default edges only must answer for edges into a graph, by the 13.0
+// runtime's rules (cudaGraphEdgeData's documentation; the 13.0 runtime on a GPU,
+// tests/gpu/RESULTS.md): 0 to pass default edges on, 1 for an invalid edge, 801 for a valid
+// non-default one. The valid (from_port, type) pairs: (Default, Default), (LaunchCompletion,
+// Default), (Programmatic, Programmatic), (LaunchCompletion, Programmatic); a non-default pair
+// only out of a kernel node, the Programmatic type only into one.
+int ExpectedEdgesIn(const Deps& d, bool to_kernel) {
+  if (d.default_edges) return 0;
+  for (size_t k = 0; k < d.n; ++k) {
+    const cudaGraphEdgeData& e = d.edges[k];
+    const int pair = e.type < 10 ? e.from_port * 10 + e.type : -1;
+    const bool valid_pair = pair == 0 || pair == 20 || pair == 11 || pair == 21;
+    if (!valid_pair || e.to_port != 0 || !Zero(e.reserved, sizeof(e.reserved))) return 1;
+    if (pair == 0) continue;
+    if (!d.nodes_are_kernels) return 1;
+    if (e.type == cudaGraphDependencyTypeProgrammatic && !to_kernel) return 1;
+  }
+  return cudaErrorNotSupported;
 }
 
 // cudaGraphAddNode where the runtime lacks it (before 12.2): composed from the typed calls.
@@ -629,6 +676,7 @@ void GraphAddNode(Fake& f, Bytes& in) {
   FuzzNodeParams(in, &p, &type);
   Deps d;
   FuzzDeps(in, &d);
+  FuzzNodeTypes(f, in, &d);
   const int result = FakeResult(in);
   const char* typed = TypedAdd(type);
   if (typed != nullptr) f.set_result(typed, result);
@@ -653,8 +701,8 @@ void GraphAddNode(Fake& f, Bytes& in) {
     if (rc != cudaErrorInvalidValue || reached != 0) Fail();
     return;
   }
-  if (!d.default_edges) {  // non-default edges cannot be expressed before 12.3
-    if (rc != cudaErrorNotSupported || reached != 0) Fail();
+  if (const int edges = ExpectedEdgesIn(d, type == cudaGraphNodeTypeKernel); edges != 0) {
+    if (rc != edges || reached != 0) Fail();  // before 12.3: default edges only
     return;
   }
   if (type == cudaGraphNodeTypeMemcpy &&
@@ -806,6 +854,7 @@ void EdgeData(Fake& f, Bytes& in) {
   const uint8_t which = in.Byte() % 5;
   Deps d;
   FuzzDeps(in, &d);
+  FuzzNodeTypes(f, in, &d);
   const int result = FakeResult(in);
   const bool native = f.Has("cudaGraphAddDependencies_v2");
   const auto graph = reinterpret_cast<cudaGraph_t>(0x6000);
@@ -820,8 +869,16 @@ void EdgeData(Fake& f, Bytes& in) {
       if (rc != 0) Fail();
       return;
     }
-    if (!d.default_edges) {
-      if (rc != cudaErrorNotSupported || f.count(sym) != 0) Fail();
+    // Removing: only default edges exist, so an edge named with a non-default port is none (1);
+    // the type is not compared (as the 13.0 runtime). Adding: ExpectedEdgesIn.
+    bool ports_default = true;
+    for (size_t k = 0; d.with_edges && k < d.n; ++k) {
+      ports_default = ports_default && d.edges[k].from_port == 0 && d.edges[k].to_port == 0;
+    }
+    const int refusal = which == 0 ? ExpectedEdgesIn(d, d.nodes_are_kernels)
+                                   : (ports_default ? 0 : cudaErrorInvalidValue);
+    if (refusal != 0) {
+      if (rc != refusal || f.count(sym) != 0) Fail();
       return;
     }
     if (rc != result || f.count(sym) != 1) Fail();

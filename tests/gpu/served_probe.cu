@@ -452,6 +452,72 @@ int main() {
     unlink(dot_path);
   }
 
+  // Edge data before 12.3: all-default edges are what NULL means (accepted, one edge). Other
+  // edges, between empty nodes and between kernel nodes: 13.0 answers for itself, an older runtime
+  // cannot express a valid one (801 through cudyn) and answers 13.0's error for an invalid one.
+  {
+    cudaGraph_t g = nullptr;
+    cudaGraphCreate(&g, 0);
+    cudaGraphNode_t a = nullptr, b = nullptr, c = nullptr, k1 = nullptr, k2 = nullptr;
+    cudaGraphAddEmptyNode(&a, g, nullptr, 0);
+    cudaGraphAddEmptyNode(&b, g, nullptr, 0);
+    cudaGraphAddEmptyNode(&c, g, nullptr, 0);
+    int* out = nullptr;
+    cudaMalloc(&out, 64 * sizeof(int));
+    void* args[] = {&out};
+    cudaKernelNodeParams kp = {};
+    kp.func = reinterpret_cast<void*>(FillSeven);
+    kp.gridDim = dim3(1, 1, 1);
+    kp.blockDim = dim3(32, 1, 1);
+    kp.kernelParams = args;
+    cudaGraphAddKernelNode(&k1, g, nullptr, 0, &kp);
+    cudaGraphAddKernelNode(&k2, g, nullptr, 0, &kp);
+    cudaGraphEdgeData edge = {};
+    rc = cudaGraphAddDependencies(g, &a, &b, &edge, 1);
+    size_t edges = 0;
+    cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &edges);
+    Line("graph_add_dependencies_default_edge", rc, "edges " + std::to_string(edges));
+    Line("graph_remove_dependencies_default_edge", cudaGraphRemoveDependencies(g, &a, &b, &edge, 1));
+    struct EdgeCase {
+      const char* key;
+      unsigned char from_port, to_port, type, reserved0;
+    };
+    const EdgeCase cases[] = {
+        {"edge_programmatic_type", 0, 0, cudaGraphDependencyTypeProgrammatic, 0},
+        {"edge_programmatic_port", cudaGraphKernelNodePortProgrammatic, 0, 0, 0},
+        {"edge_completion_port", cudaGraphKernelNodePortLaunchCompletion, 0, 0, 0},
+        {"edge_port_3", 3, 0, 0, 0},
+        {"edge_to_port_1", 0, 1, 0, 0},
+        {"edge_type_7", 0, 0, 7, 0},
+        {"edge_reserved", 0, 0, 0, 1},
+    };
+    for (const EdgeCase& e : cases) {
+      cudaGraphEdgeData d = {};
+      d.from_port = e.from_port;
+      d.to_port = e.to_port;
+      d.type = e.type;
+      d.reserved[0] = e.reserved0;
+      const std::string key = e.key;
+      Line((key + "_empty").c_str(), cudaGraphAddDependencies(g, &b, &c, &d, 1));
+      cudaGetLastError();
+      Line((key + "_kernels").c_str(), cudaGraphAddDependencies(g, &k1, &k2, &d, 1));
+      cudaGetLastError();
+      Line((key + "_kernels_remove").c_str(), cudaGraphRemoveDependencies(g, &k1, &k2, &d, 1));
+      cudaGetLastError();
+    }
+    // A default edge k1 -> k2 exists now: removing it with programmatic data (no such edge).
+    cudaGraphEdgeData plain = {};
+    cudaGraphAddDependencies(g, &k1, &k2, &plain, 1);
+    cudaGraphEdgeData programmatic = {};
+    programmatic.type = cudaGraphDependencyTypeProgrammatic;
+    Line("edge_remove_mismatched", cudaGraphRemoveDependencies(g, &k1, &k2, &programmatic, 1));
+    cudaGetLastError();
+    Line("edge_remove_plain", cudaGraphRemoveDependencies(g, &k1, &k2, &plain, 1));
+    cudaGetLastError();
+    cudaGraphDestroy(g);
+    cudaFree(out);
+  }
+
   // The last-error overlay: an error of a cudyn-served path (a NULL graph: the driver's 1 on an
   // 11.x runtime) is what cudaPeekAtLastError / cudaGetLastError see, and Get clears it.
   cudaGetLastError();
