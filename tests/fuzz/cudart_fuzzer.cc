@@ -27,7 +27,8 @@
 // fake was not called; when it was, the struct it recorded is the field-by-field conversion this
 // file computes from the 13.0 header's member names (every shared member at its offset, padding
 // and the old layout's own tail zero); outputs (resource descriptors, cudaDeviceProp, edge data)
-// carry what the old runtime wrote and zero in every 13.0 field it lacks, nothing on failure.
+// carry what the old runtime wrote and zero in every 13.0 field it lacks, nothing on failure;
+// cudaChooseDevice's 13.0 cudaDeviceProp reaches the runtime in its layout, field by field.
 //
 // Build and run: tests/fuzz/run_fuzzer.sh cudart [seconds]. Under Bazel: :cudart_fuzzer_smoke.
 #include <cuda_runtime_api.h>
@@ -474,6 +475,45 @@ void DeviceProperties(Fake& f, Bytes& in) {
     }
   }
   if (std::memcmp(&prop, want, sizeof(want)) != 0) Fail();
+}
+
+// In direction (cudaChooseDevice): the fuzzed 13.0 cudaDeviceProp reaches the runtime in its own
+// layout, every field it has at its offset, the rest of its struct zero; NULL passes on as NULL.
+constexpr int PropSize(int family) {
+#define CUDYN_DEVICE_PROP_FIELD(name, off13, size, off12, off11)
+#define CUDYN_DEVICE_PROP_SIZE(f, size) \
+  if (family == f) return size;
+#include "version_tables/generated_cudart/cudart_device_prop.inc"
+#undef CUDYN_DEVICE_PROP_FIELD
+#undef CUDYN_DEVICE_PROP_SIZE
+  return 0;
+}
+
+void ChooseDevice(Fake& f, Bytes& in) {
+  const bool null_prop = (in.Byte() & 7) == 0;
+  const int result = FakeResult(in);
+  f.set_result("cudaChooseDevice", result);
+  cudaDeviceProp prop;
+  in.Fill(&prop, sizeof(prop));  // past the input's end: zero
+  int device = -7;
+  const int rc = Entry<decltype(&cudaChooseDevice)>(f, cudyn::kCudart_cudaChooseDevice)(
+      &device, null_prop ? nullptr : &prop);
+  if (rc != result || f.count("cudaChooseDevice") != 1) Fail();
+  if (f.Arg<int*>("cudaChooseDevice", 0) != &device) Fail();
+  if (null_prop) {
+    if (f.Arg<const void*>("cudaChooseDevice", 1) != nullptr) Fail();
+    return;
+  }
+  const int family = f.rt->family();
+  const int size = PropSize(family == 12 ? 12 : 11);
+  std::vector<unsigned char> got(size), want(size, 0);
+  if (f.pointee("cudaChooseDevice", 1, got.data(), got.size()) != size) Fail();
+  const auto* from = reinterpret_cast<const unsigned char*>(&prop);
+  for (const PropField& p : kPropFields) {
+    const int off = family == 12 ? p.off12 : p.off11;
+    if (off >= 0) std::memcpy(want.data() + off, from + p.off13, p.size);
+  }
+  if (got != want) Fail();
 }
 
 // Storage for a cudaGraphNodeParams (its union's members have constructors, so the struct has no
@@ -936,7 +976,7 @@ void Adapters(const uint8_t* data, size_t size) {
   std::vector<Fake>& fakes = Fakes();
   Fake& f = fakes[in.Byte() % fakes.size()];
   f.reset();
-  switch (in.Byte() % 8) {
+  switch (in.Byte() % 9) {
     case 0: CreateTexture(f, in); break;
     case 1: CreateSurface(f, in); break;
     case 2: GetResourceDesc(f, in); break;
@@ -944,7 +984,8 @@ void Adapters(const uint8_t* data, size_t size) {
     case 4: GraphAddNode(f, in); break;
     case 5: GraphNodeSetParams(f, in); break;
     case 6: LaunchKernelExC(f, in); break;
-    default: EdgeData(f, in); break;
+    case 7: EdgeData(f, in); break;
+    default: ChooseDevice(f, in); break;
   }
 }
 
