@@ -109,11 +109,13 @@ bool DefaultDriverProvides(int index) {
 int g_open_driver_version = 0;
 int g_real_driver_version = 0;
 
+// Whether a clamp (CUDYN_MAX_CUDA_VERSION, --max-cuda-version) lowers the driver's version.
+bool Clamped(const Driver& driver) { return driver.effective_version() != driver.cuda_version(); }
+
 // Under a clamp, whether the caller at `return_address` is a CUDA runtime (a library or one compiled
 // into a library) that must see the real driver (the file comment says why).
 bool ServeRealDriver(const Driver& driver, const void* return_address) {
-  return driver.effective_version() != driver.cuda_version() &&
-         RuntimeSeesRealDriver(return_address, driver.effective_version());
+  return Clamped(driver) && RuntimeSeesRealDriver(return_address, driver.effective_version());
 }
 
 using RealGetProcAddressFn = CUresult (*)(const char*, void**, int, cuuint64_t);
@@ -126,8 +128,7 @@ CUresult ProcAddress(const char* symbol, void** pfn, int version, cuuint64_t fla
   *pfn = nullptr;
   Driver& driver = DefaultDriver();
   if (!driver.ok()) return static_cast<CUresult>(driver.error());
-  const bool real_view = driver.effective_version() != driver.cuda_version() &&
-                         LookupSeesRealDriver(caller, driver.effective_version());
+  const bool real_view = Clamped(driver) && LookupSeesRealDriver(caller, driver.effective_version());
   // A runtime linked into the program loads the fatbins it registered through the real driver:
   // under emulation they are judged first (once, at its first lookup).
   if (real_view) EmulateMainProgramFatbins(driver, caller);
