@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "loader/cudart.h"
 #include "tests/fake_runtime/fake_runtime_control.h"
+#include "tests/util/device_prop_fields.h"
 #include "tests/util/file_bytes.h"
 #include "tests/util/runfiles.h"
 
@@ -938,17 +939,8 @@ uint32_t Fnv1a(const char* s) {
   return h;
 }
 
-struct PropField {
-  const char* name;
-  int off13, size, off12, off11;
-};
-constexpr PropField kPropFields[] = {
-#define CUDYN_DEVICE_PROP_FIELD(name, off13, size, off12, off11) {#name, off13, size, off12, off11},
-#define CUDYN_DEVICE_PROP_SIZE(family, size)
-#include "version_tables/generated_cudart/cudart_device_prop.inc"
-#undef CUDYN_DEVICE_PROP_FIELD
-#undef CUDYN_DEVICE_PROP_SIZE
-};
+using cudyn::testing::kPropFields;
+using cudyn::testing::PropField;
 
 bool Readable(const std::string& name) {
   return name == "name" || name == "major" || name == "minor" || name == "multiProcessorCount" ||

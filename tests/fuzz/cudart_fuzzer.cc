@@ -48,6 +48,7 @@
 #include "loader/cudart.h"
 #include "loader/cudart_family.h"
 #include "tests/fuzz/fuzz_input.h"
+#include "tests/util/device_prop_fields.h"
 
 namespace {
 
@@ -441,17 +442,9 @@ void FakePropField(const std::string& version, const char* name, int size, unsig
 // Out direction, every field: what the older layout has comes back (the fake's fill), what it
 // lacks and the padding read zero; the field list (names, 13.0 offsets, presence in each family)
 // is the generated table of the real headers' facts.
-struct PropField {
-  const char* name;
-  int off13, size, off12, off11;
-};
-constexpr PropField kPropFields[] = {
-#define CUDYN_DEVICE_PROP_FIELD(name, off13, size, off12, off11) {#name, off13, size, off12, off11},
-#define CUDYN_DEVICE_PROP_SIZE(family, size)
-#include "version_tables/generated_cudart/cudart_device_prop.inc"
-#undef CUDYN_DEVICE_PROP_FIELD
-#undef CUDYN_DEVICE_PROP_SIZE
-};
+using cudyn::testing::kPropFields;
+using cudyn::testing::PropField;
+using cudyn::testing::PropSize;
 
 void DeviceProperties(Fake& f, Bytes& in) {
   const int device = in.Value<int>();
@@ -479,16 +472,6 @@ void DeviceProperties(Fake& f, Bytes& in) {
 
 // In direction (cudaChooseDevice): the fuzzed 13.0 cudaDeviceProp reaches the runtime in its own
 // layout, every field it has at its offset, the rest of its struct zero; NULL passes on as NULL.
-constexpr int PropSize(int family) {
-#define CUDYN_DEVICE_PROP_FIELD(name, off13, size, off12, off11)
-#define CUDYN_DEVICE_PROP_SIZE(f, size) \
-  if (family == f) return size;
-#include "version_tables/generated_cudart/cudart_device_prop.inc"
-#undef CUDYN_DEVICE_PROP_FIELD
-#undef CUDYN_DEVICE_PROP_SIZE
-  return 0;
-}
-
 void ChooseDevice(Fake& f, Bytes& in) {
   const bool null_prop = (in.Byte() & 7) == 0;
   const int result = FakeResult(in);
