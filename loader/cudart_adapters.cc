@@ -586,12 +586,11 @@ cudaError_t EdgesInImpl(const char* old_name, cudaGraph_t graph, const cudaGraph
   using Fn = cudaError_t (*)(cudaGraph_t, const cudaGraphNode_t*, const cudaGraphNode_t*, size_t);
   auto fn = Old<Fn>(rt, old_name);
   if (fn == nullptr) return rt == nullptr ? CUDYN_NO_RUNTIME : CUDYN_MISSING;
-  if (kIndex == kCudart_cudaGraphRemoveDependencies) {
+  if constexpr (kIndex == kCudart_cudaGraphRemoveDependencies) {
     if (!PortsDefault(edgeData, numDependencies)) return Served<I>(cudaErrorInvalidValue);
-  } else if (const EdgesIn edges =
-                 JudgeEdgesIn(rt, from, to, std::nullopt, edgeData, numDependencies);
-             edges != EdgesIn::kDefault) {
-    return EdgesInRefusal<I>(rt, kIndex, edges);
+  } else {
+    const EdgesIn edges = JudgeEdgesIn(rt, from, to, std::nullopt, edgeData, numDependencies);
+    if (edges != EdgesIn::kDefault) return EdgesInRefusal<I>(rt, kIndex, edges);
   }
   return fn(graph, from, to, numDependencies);
 }

@@ -10,8 +10,7 @@
 # from that binary's deps (building it also makes the generated sources and includes), and, for
 # `shim`, the fake driver it runs over (//tests/fake_driver:cuda_$FUZZ_FAKE_VERSION/libcuda.so.1,
 # default 12020); for `cudart`, that driver and the fake runtimes of its adapter mode
-# (//tests/fake_runtime:<V>/<SONAME> for V in 11.2 11.8 12.0 12.4, as in BUILD's
-# CUDART_ADAPTER_FAKES).
+# (//tests/fuzz:cudart_adapter_fakes lists them: BUILD's CUDART_ADAPTER_FAKES).
 # Environment: CLANGXX (default clang++-14), BAZEL (default bazel), FUZZ_CORPUS (a corpus
 # directory to use and keep; default: a temporary one), FUZZ_ARGS (extra libFuzzer flags).
 # Exit status: 0 when the time ran out without a finding; libFuzzer's non-zero status on a crash,
@@ -31,11 +30,8 @@ fake_target="//tests/fake_driver:cuda_${fake_version}/libcuda.so.1"
 work="$(mktemp -d "${TMPDIR:-/tmp}/cudyn_${target}_fuzzer.XXXXXX")"
 
 build=("//tests/fuzz:${target}_fuzzer_sources")
-cudart_fakes=(11.2/libcudart.so.11.0 11.8/libcudart.so.11.0 12.0/libcudart.so.12 12.4/libcudart.so.12)
 [[ "$target" == shim || "$target" == cudart ]] && build+=("$fake_target")
-if [[ "$target" == cudart ]]; then
-  for f in "${cudart_fakes[@]}"; do build+=("//tests/fake_runtime:$f"); done
-fi
+[[ "$target" == cudart ]] && build+=("//tests/fuzz:cudart_adapter_fakes")
 (cd "$root" && "$BAZEL" build "${build[@]}" >&2)
 bin="$(cd "$root" && "$BAZEL" info bazel-bin 2>/dev/null)"
 
@@ -59,7 +55,8 @@ if [[ "$target" == shim || "$target" == cudart ]]; then
 fi
 if [[ "$target" == cudart ]]; then
   fake_paths=()
-  for f in "${cudart_fakes[@]}"; do fake_paths+=("$(readlink -f "$bin/tests/fake_runtime/$f")"); done
+  while read -r f; do fake_paths+=("$(readlink -f "$bin/$f")"); done <"$bin/tests/fuzz/cudart_adapter_fakes.txt"
+  ((${#fake_paths[@]})) || { echo "run_fuzzer.sh: no fake runtimes listed" >&2; exit 2; }
   LIBFUZZER_ENV+=(CUDYN_FUZZ_CUDART_FAKES="$(IFS=:; echo "${fake_paths[*]}")")
 fi
 # -close_fd_mask=2: the env and cudart targets make the loader log every rejected value to stderr.
