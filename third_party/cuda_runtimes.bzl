@@ -63,6 +63,80 @@ CUBLAS_LT = {
     "12.5": ("libcublaslt12", "12.5.2.13~12.5.0-2+b1", "experimental", "libcublasLt.so.12"),
 }
 
+# The other real CUDA math/link libraries, in the same form: version (of the CUDA release) ->
+# (package, exact Debian version, suite, SONAME). fetch_runtimes.sh puts every library of one
+# release in one directory, <cache>/cuda-libs/<version>/ (cuBLASLt is CUBLAS_LT above, in
+# <cache>/cublas/<version>/, not fetched twice). DT_NEEDED (by bare name; RUNPATH $ORIGIN): cuSPARSE
+# 12+ needs libnvJitLink; cuSOLVER 11.x (CUDA 12) / 12 needs libcublas, libcublasLt, libcusparse and
+# libnvJitLink of its release (11.8: libcublas, libcublasLt); so a release loads with
+# LD_LIBRARY_PATH=<cache>/cuda-libs/<version>:<cache>/cublas/<version>. No 11.8 nvJitLink exists.
+# The 13.0 ones come with the CUDA 13.0 toolkit (/usr/local/cuda-13.0/lib64, CUDA_LIBS_13_0).
+CURAND_LIBRARIES = {
+    "11.8": ("libcurand10", "11.1.1+~10.3.0.86~11.8.0-5~deb12u1", "bookworm", "libcurand.so.10"),
+    "12.4": ("libcurand10", "11.1.1+~10.3.5.147~12.4.1-2", "trixie", "libcurand.so.10"),
+    "12.5": ("libcurand10", "11.1.1+~10.3.6.39~12.5.0-2+b1", "experimental", "libcurand.so.10"),
+}
+CUFFT_LIBRARIES = {
+    "11.8": ("libcufft10", "11.1.1+~10.9.0.58~11.8.0-5~deb12u1", "bookworm", "libcufft.so.10"),
+    "12.4": ("libcufft11", "11.2.1.3~12.4.1-2", "trixie", "libcufft.so.11"),
+    "12.5": ("libcufft11", "11.2.3.18~12.5.0-2+b1", "experimental", "libcufft.so.11"),
+}
+NVJITLINK_LIBRARIES = {
+    "12.4": ("libnvjitlink12", "12.4.127~12.4.1-2", "trixie", "libnvJitLink.so.12"),
+    "12.5": ("libnvjitlink12", "12.5.40~12.5.0-2+b1", "experimental", "libnvJitLink.so.12"),
+}
+CUSPARSE_LIBRARIES = {
+    "11.8": ("libcusparse11", "11.7.5.86~11.8.0-5~deb12u1", "bookworm", "libcusparse.so.11"),
+    "12.4": ("libcusparse12", "12.3.1.170~12.4.1-2", "trixie", "libcusparse.so.12"),
+    "12.5": ("libcusparse12", "12.4.1.24~12.5.0-2+b1", "experimental", "libcusparse.so.12"),
+}
+CUSOLVER_LIBRARIES = {
+    "11.8": ("libcusolver11", "11.4.1.48~11.8.0-5~deb12u1", "bookworm", "libcusolver.so.11"),
+    "12.4": ("libcusolver11", "11.6.1.9~12.4.1-2", "trixie", "libcusolver.so.11"),
+    "12.5": ("libcusolver11", "11.6.2.40~12.5.0-2+b1", "experimental", "libcusolver.so.11"),
+}
+
+# Every library above once: name -> its list (cuBLASLt's is CUBLAS_LT, in @cuda_cublas).
+CUDA_LIBS = {
+    "curand": CURAND_LIBRARIES,
+    "cufft": CUFFT_LIBRARIES,
+    "nvjitlink": NVJITLINK_LIBRARIES,
+    "cusparse": CUSPARSE_LIBRARIES,
+    "cusolver": CUSOLVER_LIBRARIES,
+    "cublaslt": CUBLAS_LT,
+}
+
+# The 13.0 SONAMEs (in the toolkit's lib64).
+CUDA_LIBS_13_0 = {
+    "curand": "libcurand.so.10",
+    "cufft": "libcufft.so.12",
+    "nvjitlink": "libnvJitLink.so.13",
+    "cusparse": "libcusparse.so.12",
+    "cusolver": "libcusolver.so.12",
+    "cublaslt": "libcublasLt.so.13",
+}
+
+def cuda_lib_versions(lib):
+    """The Debian-packaged versions of one library of CUDA_LIBS, oldest first (13.0 not included)."""
+    return [v for v in CUDA_LIBS[lib]]
+
+def cuda_lib_label(lib, version):
+    """The filegroup holding one library (its single file, named by its SONAME)."""
+    if lib == "cublaslt":
+        return "@cuda_cublas//:cublaslt_" + version
+    return "@cuda_libs//:%s_%s" % (lib, version)
+
+def cuda_lib_path(lib, version):
+    """The runfiles path of one library."""
+    repo = "cuda_cublas" if lib == "cublaslt" else "cuda_libs"
+    return "%s/%s/%s" % (repo, version, CUDA_LIBS[lib][version][3])
+
+def cuda_release_labels(version):
+    """Every library of one release (CUDA_LIBS and cuBLAS): what loading any of them may need."""
+    return [cuda_lib_label(lib, version) for lib in CUDA_LIBS if version in CUDA_LIBS[lib]] + [
+        cublas_label(version),
+    ]
+
 # Versions, oldest first.
 CUDA_RUNTIME_VERSIONS = [v for v in CUDA_RUNTIMES]
 

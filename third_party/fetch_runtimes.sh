@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fetch_runtimes.sh — the real CUDA libraries of third_party/cuda_runtimes.bzl (runtimes, NVRTC and
-# its builtins, cuBLAS and its libcublasLt) and the runtime headers of CUDA_RUNTIME_HEADERS into the deps cache.
+# its builtins, cuBLAS and its libcublasLt, cuRAND, cuFFT, nvJitLink, cuSPARSE, cuSOLVER) and the runtime
+# headers of CUDA_RUNTIME_HEADERS into the deps cache.
 #
 #   third_party/fetch_runtimes.sh           download (if missing) and extract every library and header set
 #   third_party/fetch_runtimes.sh --check   only verify the cache; exit 1 if incomplete
@@ -14,7 +15,9 @@
 #   <cache>/.stamps/<prefix>_<version>       (package=version it was extracted from)
 # i.e. <cache>/cudart/<version>/ for CUDA_RUNTIMES and <cache>/nvrtc/<version>/ for NVRTC_LIBRARIES
 # and NVRTC_BUILTINS (one directory: NVRTC dlopens its builtins from its own directory), and
-# <cache>/cublas/<version>/ for CUBLAS_LIBRARIES and CUBLAS_LT (libcublas needs its libcublasLt);
+# <cache>/cublas/<version>/ for CUBLAS_LIBRARIES and CUBLAS_LT (libcublas needs its libcublasLt), and
+# <cache>/cuda-libs/<version>/ for cuRAND, cuFFT, nvJitLink, cuSPARSE and cuSOLVER (one directory per
+# release: cuSOLVER and cuSPARSE need the others of their release);
 # and each header set (CUDA_RUNTIME_HEADERS: nvidia-cuda-dev, ./usr/include only) as
 #   <cache>/cuda-<version>/usr/include       (cuda_runtime_api.h must say CUDART_VERSION of <version>)
 #   <cache>/.stamps/cuda-<version>           (package=version)
@@ -41,6 +44,11 @@ readonly LIBRARY_LISTS=(
   "NVRTC_BUILTINS|nvrtc|nvrtc-builtins"
   "CUBLAS_LIBRARIES|cublas|cublas"
   "CUBLAS_LT|cublas|cublaslt"
+  "CURAND_LIBRARIES|cuda-libs|curand"
+  "CUFFT_LIBRARIES|cuda-libs|cufft"
+  "NVJITLINK_LIBRARIES|cuda-libs|nvjitlink"
+  "CUSPARSE_LIBRARIES|cuda-libs|cusparse"
+  "CUSOLVER_LIBRARIES|cuda-libs|cusolver"
 )
 
 # Entries of every list, as dir|stamp|version|package|debversion|suite|soname. Lines such as

@@ -30,7 +30,8 @@ under inputs/runtime_headers/.
 With --library NAME it reads another library's header by the same rules, as LIBRARY_HEADERS
 describes it (the header, the symbol prefix, whether declarations say `extern`), and writes only
   decls           {"default": symbol -> {"ret", "params"}}
-(inputs/nvrtc_headers/nvrtc-<v>.json for NVRTC, inputs/cublas_headers/cublas-<v>.json for cuBLAS; generate_runtime.py --library reads them).
+(inputs/<name>_headers/<name>-<v>.json, e.g. inputs/cublas_headers/cublas-<v>.json for cuBLAS;
+generate_runtime.py --library reads them).
 
 Usage: extract_runtime_headers.py [--library NAME] INCLUDE_DIR OUT.json
 """
@@ -55,19 +56,29 @@ ATTR = r"(?:__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)\s*)"
 
 
 def decl_re(prefix, extern):
-    """Declarations `[extern] <ret> <prefix>Xxx(...);` (extern required when `extern`)."""
+    """Declarations `[extern] <ret> <prefix>Xxx(...);` (extern required when `extern`); not a
+    `return f(...);` of an inline wrapper, nor a function-pointer typedef."""
     return re.compile(
         r"(?:^|[;}\n])\s*" + (r"extern\s+" if extern else r"(?:extern\s+)?") + ATTR +
-        r"*((?:const\s+|struct\s+|enum\s+|unsigned\s+)*\w+(?:\s*\*)*)\s*" + ATTR + r"*(" + prefix +
+        r"*(?!return\b|typedef\b)((?:const\s+|struct\s+|enum\s+|unsigned\s+)*\w+(?:\s*\*)*)\s*" + ATTR + r"*(" + prefix +
         r"\w+)\s*\(([^;{}]*?)\)\s*" + ATTR + r"*;")
 
 
 DECL_RE = decl_re("cuda", True)
 # Other libraries read with --library: name -> (header, symbol prefix, declarations say extern).
 # Their headers are read in C mode (their C++-only parts, such as nvrtc.h's templates, drop out).
+# The header may be a list; the prefix is a regular expression (nvJitLink.h declares its functions
+# under release-named symbols, __nvJitLinkCreate_13_0, behind static inline wrappers).
 LIBRARY_HEADERS = {
     "nvrtc": ("nvrtc.h", "nvrtc", False),
     "cublas": ("cublas_v2.h", "cublas", False),
+    "curand": ("curand.h", "curand", False),
+    "cufft": (["cufft.h", "cufftXt.h"], "cufft", False),
+    "nvjitlink": ("nvJitLink.h", "(?:__)?nvJitLink", False),
+    "cusparse": ("cusparse.h", "cusparse", False),
+    "cusolver": (["cusolver_common.h", "cusolverDn.h", "cusolverSp.h", "cusolverRf.h"], "cusolver",
+                 False),
+    "cublaslt": ("cublasLt.h", "cublasLt", False),
 }
 MAP_RE = re.compile(r"^@@MAP\s+(\d+)\s+(\S+)\s*$", re.M)
 QUALIFIERS = {"const", "volatile", "struct", "enum", "union", "restrict", "__restrict"}
@@ -449,7 +460,8 @@ def extract_library(include_dir, library):
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "t.c")
         with open(src, "w") as f:
-            f.write("#include <%s>\n" % header)
+            f.write("".join("#include <%s>\n" % h for h in ([header] if isinstance(header, str)
+                                                             else header)))
         # Debian's nvidia-cuda-dev ships cuda_fp16.h (which cublas_api.h includes) without the
         # libcu++ <nv/target> it includes (another package); no declaration read here depends on it,
         # so an empty one is searched after the real include directories.

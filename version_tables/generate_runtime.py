@@ -38,7 +38,8 @@ adapter for the 12.0-12.3 minors that lack them: the facts start at 12.4) and on
 runtime of the family exports no candidate (11.2 lacks what 11.8 has); on 10/11 otherwise that is
 an error.
 
-Other libraries (--library NAME, described in LIBRARIES below: NVRTC, cuBLAS) have no families and no
+Other libraries (--library NAME, described in LIBRARIES below: NVRTC, cuBLAS, cuRAND, cuFFT,
+nvJitLink, cuSPARSE, cuSOLVER, cuBLASLt) have no families and no
 adapters: one rule per entry and real version. Entries: every <prefix>* function the newest version
 exports and its header declares. For entry S and version V the candidates are the names base(S)
 [_vN], highest N first, that V exports and V's header declares with S's return and parameter types
@@ -109,6 +110,32 @@ LIBRARIES = {
                "title": "cuBLAS (libcublas): one row per cublas* function the 13.0 cuBLAS exports and "
                         "the 13.0 cublas_v2.h declares"},
 }
+# The libraries of CUDA_LIBS (third_party/cuda_runtimes.bzl). Their export lists also carry
+# "# library_version:", "# needed:" and "# cuda_runtime:" (extract_cudart_exports.py --library), which
+# <name>_versions.inc carries too. release_named: a regular expression for symbols named for a
+# release (group 1 the function, e.g. __nvJitLinkCreate_12_4): on each version the candidates of an
+# entry are the release-named symbols of its function that version exports and its header declares
+# with the entry's types (newest release first), then the plain function name where exported, with
+# the prototype of that version's release-named declaration (the header's inline wrapper forwards
+# to it).
+_NEW = [
+    ("curand", "curand", ["11.8", "12.4", "12.5", "13.0"], "cuRAND (libcurand)", "curand.h"),
+    ("cufft", "cufft", ["11.8", "12.4", "12.5", "13.0"], "cuFFT (libcufft)", "cufft.h and cufftXt.h"),
+    ("nvjitlink", "nvJitLink", ["12.4", "12.5", "13.0"], "nvJitLink (libnvJitLink)", "nvJitLink.h"),
+    ("cusparse", "cusparse", ["11.8", "12.4", "12.5", "13.0"], "cuSPARSE (libcusparse)", "cusparse.h"),
+    ("cusolver", "cusolver", ["11.8", "12.4", "12.5", "13.0"], "cuSOLVER (libcusolver)",
+     "cusolver_common.h, cusolverDn.h, cusolverSp.h and cusolverRf.h"),
+    ("cublaslt", "cublasLt", ["11.8", "12.4", "12.5", "13.0"], "cuBLASLt (libcublasLt)", "cublasLt.h"),
+]
+for _name, _prefix, _versions, _what, _headers in _NEW:
+    LIBRARIES[_name] = {
+        "prefix": _prefix, "versions": _versions, "macro": "CUDYN_" + _name.upper(),
+        "count": "k%s%sEntryCount" % (_prefix[0].upper(), _prefix[1:]), "release_facts": True,
+        "title": "%s: one row per %s* function the 13.0 %s exports and the 13.0 %s declares%s" % (
+            _what, _prefix, _what.split(" ")[0], _headers, "" if _name != "nvjitlink" else
+            " (by its release-named symbol, __nvJitLinkCreate_13_0)"),
+    }
+LIBRARIES["nvjitlink"]["release_named"] = r"^__(nvJitLink\w+)_\d+_\d+$"
 
 
 class TableError(Exception):
@@ -134,6 +161,12 @@ def split_symbol(symbol):
 
 def param_types(params):
     return [parse_param(p)[0] for p in split_params(params)]
+
+
+def abi_type(ty):
+    """A parameter type as binding compares it: a const on a pointer itself (`char *const`) is not
+    part of the ABI (13.0 nvJitLinkCreate takes `const char *const *`, 12.x `const char **`)."""
+    return re.sub(r"\*\s*const\b\s*", "*", ty)
 
 
 def param_bases(params):
@@ -860,39 +893,77 @@ def build_library(name, inputs):
     facts = {v: json.load(open(os.path.join(inputs, name + "_headers", "%s-%s.json" % (name, v))))
              ["decls"]["default"] for v in versions}
     newest = versions[-1]
+    named = re.compile(desc["release_named"]) if "release_named" in desc else None
+
+    def function(symbol):
+        """The function a symbol is: __nvJitLinkCreate_12_4 -> nvJitLinkCreate (release_named)."""
+        m = named.match(symbol) if named else None
+        return m.group(1) if m else symbol
+
+    def declared(v, symbol):
+        if symbol in facts[v] or not named:
+            return facts[v].get(symbol)
+        # A plain name: the prototype of the version's release-named declaration of it.
+        for other in sorted(facts[v]):
+            if other != symbol and function(other) == symbol:
+                return facts[v][other]
+        return None
+
     entries = []
     for sym in libs[newest][1]:
-        if not sym.startswith(desc["prefix"]) or sym not in facts[newest]:
+        if not function(sym).startswith(desc["prefix"]) or sym not in facts[newest]:
             continue
         d = facts[newest][sym]
         e = {"symbol": sym, "ret": d["ret"], "params": d["params"], "index": len(entries)}
         name_params(e)
-        base = split_symbol(sym)[0]
+        base = split_symbol(function(sym))[0]
         e["rules"] = {}
         for v in versions:
             found = []
             for other in libs[v][1]:
-                if split_symbol(other)[0] != base or split_symbol(other)[2] != "legacy":
+                parts = split_symbol(function(other))
+                if parts[0] != base or parts[2] != "legacy":
                     continue
-                od = facts[v].get(other)
-                if od and od["ret"] == d["ret"] and param_types(od["params"]) == param_types(
-                        d["params"]):
-                    found.append((split_symbol(other)[1], other))
-            cands = [n for _, n in sorted(found, reverse=True)]
+                od = declared(v, other)
+                if od and od["ret"] == d["ret"] and [abi_type(t) for t in param_types(
+                        od["params"])] == [abi_type(t) for t in param_types(d["params"])]:
+                    # Release-named before plain (then the name); only libraries with release_named
+                    # have any.
+                    found.append((parts[1], function(other) != other, other))
+            cands = [n for _, _, n in sorted(found, reverse=True)]
             if cands:
                 reason = ""
-            elif sym in libs[v][1]:
+            elif sym in libs[v][1] or (named and any(function(o) == function(sym)
+                                                     for o in libs[v][1])):
                 reason = "declared otherwise by the %s header" % v
             else:
                 reason = "not exported by the %s %s" % (v, libs[v][0])
-            e["rules"][v] = {"candidates": cands, "reason": reason}
+            e["rules"][v] = {"candidates": cands, "reason": reason,
+                             "exported": sym in libs[v][1]}
         entries.append(e)
     if not entries:
         raise TableError("%s: no entries" % name)
     return entries, libs
 
 
-def write_library(name, entries, libs, out, incs):
+def library_version(inputs_dir, name, version):
+    """The number the release's own version call answers ("# library_version:" of its exports)."""
+    return int(release_facts(inputs_dir, name, version).get("library_version", "0"))
+
+
+def release_facts(inputs_dir, name, version):
+    """The "# key: value" header of inputs/<name>_exports/<version>.txt."""
+    path = os.path.join(inputs_dir, name + "_exports", version + ".txt")
+    facts = {}
+    for line in open(path):
+        if not line.startswith("#"):
+            break
+        key, _, value = line[1:].partition(":")
+        facts[key.strip()] = value.strip()
+    return facts
+
+
+def write_library(name, entries, libs, out, incs, inputs_dir):
     desc = LIBRARIES[name]
     versions = desc["versions"]
     if out:
@@ -927,10 +998,43 @@ def write_library(name, entries, libs, out, incs):
                         m, e["index"], version_number(v), "".join(c + "\\0" for c in r["candidates"]),
                         c_string(r["reason"])))
         with open(os.path.join(d, name + "_versions.inc"), "w") as f:
-            f.write(head + "// %s_VERSION(version, \"SONAME\"): the real versions with facts, oldest "
-                    "first\n" % m)
+            if desc.get("release_facts"):
+                # The CUDA release a loaded library belongs to follows from library_version (a
+                # SONAME spans releases); cuda_runtime: libcudart.so.N, "static" or "none".
+                f.write(head + "// %s_VERSION(version, \"SONAME\", library_version, \"cuda_runtime\", "
+                        "\"needed\\0...\"): the real versions with facts, oldest first\n" % m)
+                for v in versions:
+                    rf = release_facts(inputs_dir, name, v)
+                    if "library_version" not in rf or "cuda_runtime" not in rf or "needed" not in rf:
+                        raise TableError("%s_exports/%s.txt: no library_version/needed/cuda_runtime "
+                                         "header (extract_cudart_exports.py --library)" % (name, v))
+                    f.write('%s_VERSION(%d, "%s", %d, "%s", "%s")\n' % (
+                        m, version_number(v), libs[v][0], int(rf["library_version"]),
+                        rf["cuda_runtime"], "".join(n + "\\0" for n in rf["needed"].split())))
+            else:
+                f.write(head + "// %s_VERSION(version, \"SONAME\"): the real versions with facts, oldest "
+                        "first\n" % m)
+                for v in versions:
+                    f.write('%s_VERSION(%d, "%s")\n' % (m, version_number(v), libs[v][0]))
+        # The whole table as the loader's template reads it (loader/toolkit.h): symbols, the rules
+        # of every real release, and the releases with the number each one's version call answers
+        # (inputs/<name>_exports/<v>.txt "# library_version:", else 0).
+        with open(os.path.join(d, name + "_table.inc"), "w") as f:
+            f.write(head + "// The %s table for loader/toolkit.h (inside the traits file's namespace).\n" % name)
+            f.write("constexpr std::string_view kSymbols[] = {\n")
+            f.write("".join('    "%s",\n' % e["symbol"] for e in entries))
+            f.write("};\nconstexpr ::cudyn::ToolkitRuleRow kRules[] = {\n")
+            for e in entries:
+                for v in versions:
+                    r = e["rules"][v]
+                    f.write('    {%d, %d, "%s", %s, %s},\n' % (
+                        e["index"], version_number(v), "".join(c + "\\0" for c in r["candidates"]),
+                        c_string(r["reason"]), "true" if r["exported"] else "false"))
+            f.write("};\nconstexpr ::cudyn::ToolkitReleaseRow kReleases[] = {\n")
             for v in versions:
-                f.write('%s_VERSION(%d, "%s")\n' % (m, version_number(v), libs[v][0]))
+                f.write('    {%d, "%s", %d},\n' % (version_number(v), libs[v][0],
+                                                   library_version(inputs_dir, name, v)))
+            f.write("};\n")
         guard = "CUDYN_GENERATED_%s_ENTRY_COUNT_H_" % name.upper()
         with open(os.path.join(d, name + "_entry_count.h"), "w") as f:
             f.write(head + "#ifndef %s\n#define %s\nnamespace cudyn {\ninline constexpr int %s = "
@@ -943,7 +1047,10 @@ def main_library(args):
         entries, libs = build_library(args.library, args.inputs)
     except TableError as err:
         sys.exit("generate_runtime.py: ERROR: %s" % err)
-    write_library(args.library, entries, libs, args.out, args.incs)
+    try:
+        write_library(args.library, entries, libs, args.out, args.incs, args.inputs)
+    except TableError as err:
+        sys.exit("generate_runtime.py: ERROR: %s" % err)
     versions = LIBRARIES[args.library]["versions"]
     print("%d entries; %s" % (len(entries), "; ".join(
         "%s: native %d" % (v, sum(1 for e in entries if e["rules"][v]["candidates"]))
