@@ -286,19 +286,6 @@ bool RecordOpenRefusal(OpenedLibrary* opened, const std::string& path,
 // is not cudyn's own function: a native binding whose via is its position; else missing.
 Binding BindFirstExported(void* handle, const char* candidates);
 
-// A library's SONAMEs from its generated version facts (oldest first, each with `soname`): newest
-// first, each once.
-template <class Fact, size_t N>
-std::vector<std::string> SonamesNewestFirst(const Fact (&facts)[N]) {
-  std::vector<std::string> out;
-  for (size_t i = N; i-- > 0;) {
-    if (std::find(out.begin(), out.end(), facts[i].soname) == out.end()) {
-      out.push_back(facts[i].soname);
-    }
-  }
-  return out;
-}
-
 // "\n  <path> (<source>): <reason>" per candidate, for the no-library error text.
 template <class Candidate, class NameFn>
 std::string TriedText(const std::vector<Candidate>& candidates, NameFn source_name) {
@@ -387,29 +374,6 @@ Source SourceFor(SearchPlace place) {
   return Source::kWellKnownDirectory;
 }
 
-// The search plan of a toolkit library found by `sonames` (newest first, each "<prefix><major>...",
-// e.g. "libnvrtc.so.12"): each SONAME in every SearchDirectories place, with the wheel layout of
-// its major: "/nvidia/cu<major>/lib" from CUDA 13 on (as the runtime's), `wheel_before_13` before.
-template <class Planned>
-std::vector<Planned> ToolkitSearchPlan(const std::string& root,
-                                       const std::vector<std::string>& sonames,
-                                       const std::string& soname_prefix,
-                                       const std::string& wheel_before_13) {
-  using Source = decltype(Planned::source);
-  const SearchInputs inputs = ReadSearchInputs(root);
-  std::vector<Planned> plan;
-  for (const std::string& soname : sonames) {
-    const int major = std::atoi(soname.c_str() + soname_prefix.size());
-    const std::string wheel =
-        major >= 13 ? "/nvidia/cu" + std::to_string(major) + "/lib" : wheel_before_13;
-    for (const SearchDirectory& d : SearchDirectories(inputs, wheel)) {
-      plan.push_back({d.place == SearchPlace::kDefaultSearch ? soname : d.dir + "/" + soname,
-                      SourceFor<Source>(d.place)});
-    }
-  }
-  return plan;
-}
-
 // --- Logging and environment -------------------------------------------------------------------
 
 // The "cudyn" logger (stderr; level from CUDYN_LOG, default warn). Never throws. Only core.cc
@@ -457,10 +421,8 @@ std::string GetEnv(const char* name);
 int CopyToBuffer(const std::string& text, char* buffer, size_t size);
 
 // --- The discovery of a toolkit library ---------------------------------------------------------
-// NVRTC and cuBLAS are discovered alike (loader/DESIGN.md, "One mechanism, many libraries"): the
-// driver's version after the clamp decides, an explicit path is the only one tried, else the
-// SONAMEs newest first are searched (the test-only search_paths, or the shared search plan, each
-// file judged once) and the first acceptable file is taken. A library brings only its policy.
+// Every library on the toolkit template (loader/toolkit.h) is discovered by the same code
+// (Toolkit::Discover); these are the pieces it shares with the rest of the core.
 
 // Why a library's rule refuses every release under one SONAME for a driver, found without
 // loading any file (a toolkit library's `refuse_soname`).
@@ -475,103 +437,6 @@ struct SonameRefusal {
 // in LD_LIBRARY_PATH, the caller's RUNPATH or the default directories); a file's is read from its
 // dynamic section (ReadElfSoname; "" when it has none or cannot be read).
 std::string CandidateSoname(const std::string& path, bool default_search);
-
-// A toolkit library's policy for the skeleton below. `Planned` has `path` and `source`;
-// `Candidate` is the library's candidate record (NvrtcCandidate, with `min_driver`).
-template <class Planned, class Candidate>
-struct ToolkitSearch {
-  const char* env_name;  // its explicit path variable: "CUDYN_NVRTC_PATH"
-  const char* name;      // "NVRTC", in the warning when there is no driver
-  std::vector<std::string> (*sonames)();                  // newest first
-  std::vector<Planned> (*plan)(const std::string& root);  // the files of the shared search
-  int (*default_driver_version)();  // the default driver's effective version, 0 without one
-  // The library's rule on a SONAME alone ("libnvrtc.so.12") for a driver of `driver_version`
-  // (> 0): why no release under it can serve that driver, else nullopt (the file is then loaded
-  // and judged by its own version). Recorded as `soname_rejection` (ptx_too_new, driver_too_old).
-  std::optional<SonameRefusal> (*refuse_soname)(const std::string& soname, int driver_version);
-  decltype(Candidate::rejection) soname_rejection;
-};
-
-// Runs the skeleton for `options` (NvrtcOptions, CublasOptions: use_environment,
-// max_cuda_version, driver_version, search_paths): sets `*driver_version` (0: no driver) before
-// any candidate is tried, then calls `try_candidate(path, source)` — the library's judgement,
-// which records the candidate with why it was taken or refused in `candidates` and returns
-// whether it was accepted — until one is. A searched candidate (not an explicit path: that one is
-// taken whatever the driver) is first judged by its SONAME (CandidateSoname, the library's
-// refuse_soname) when there is a driver: one refused so is recorded and never loaded, a bare name
-// of the default search alike (dlopen'ing it to judge it would map it for good: a cuBLAS is
-// ~0.6 s and 550 MB of mappings, and its runtime may have registered exit handlers). Every
-// warning collected is logged at the end. Returns whether a library was accepted; the library
-// writes its own error.
-template <class Planned, class Options, class Candidate, class TryCandidate>
-bool DiscoverToolkitLibrary(const ToolkitSearch<Planned, Candidate>& search,
-                            const Options& options, const std::string& explicit_path,
-                            int* driver_version, std::vector<Candidate>* candidates,
-                            std::vector<std::string>* warnings, TryCandidate try_candidate) {
-  using Source = decltype(Candidate::source);
-  if (options.use_environment) {
-    std::string log_warning = ConfigureLogFromEnvironment();
-    if (!log_warning.empty()) warnings->push_back(log_warning);
-  }
-  const std::optional<int> clamp =
-      ChooseClamp(options.max_cuda_version, options.use_environment, nullptr);
-  *driver_version =
-      options.driver_version ? *options.driver_version : search.default_driver_version();
-  if (clamp && *driver_version > 0 && *clamp < *driver_version) *driver_version = *clamp;
-
-  const std::optional<bool> explicit_accepted = TryExplicitPath(
-      explicit_path, options.use_environment, search.env_name, candidates, warnings,
-      try_candidate);
-  bool accepted = explicit_accepted.value_or(false);
-  // A searched candidate: refused by its SONAME before dlopen, else judged by the library.
-  auto judge = [&](const std::string& path, Source source) {
-    if (*driver_version > 0) {
-      const std::string soname = CandidateSoname(path, source == Source::kDefaultSearch);
-      std::optional<SonameRefusal> refused;
-      if (!soname.empty()) refused = search.refuse_soname(soname, *driver_version);
-      if (refused) {
-        Candidate& c = AddCandidate(candidates, path, source, search.soname_rejection,
-                                    std::move(refused->reason));
-        c.min_driver = refused->min_driver;
-        return false;
-      }
-    }
-    return try_candidate(path, source);
-  };
-  if (!explicit_accepted) {
-    if (*driver_version == 0) {
-      warnings->push_back(std::string("no usable NVIDIA driver: taking the newest ") +
-                          search.name + " found");
-    }
-    if (options.search_paths) {
-      for (const std::string& soname : search.sonames()) {
-        for (const std::string& dir : *options.search_paths) {
-          const std::string file = dir + "/" + soname;
-          if (!accepted && FileExists(file)) accepted = judge(file, Source::kSearchPath);
-        }
-      }
-    } else {
-      // A file reached again under another name (/usr/local/cuda -> cuda-13.0, targets/...) was
-      // already judged: it is not tried twice.
-      std::vector<std::string> tried;
-      for (const Planned& planned : search.plan(std::string())) {
-        if (accepted) break;
-        if (planned.source != Source::kDefaultSearch) {
-          if (!FileExists(planned.path)) continue;
-          const std::string real = RealPath(planned.path);
-          if (std::find(tried.begin(), tried.end(), real) != tried.end()) continue;
-        }
-        accepted = judge(planned.path, planned.source);
-        // (A bare name refused unloaded names no file.)
-        if (!candidates->empty() && candidates->back().path.find('/') != std::string::npos) {
-          tried.push_back(RealPath(candidates->back().path));
-        }
-      }
-    }
-  }
-  for (const std::string& w : *warnings) Warn(w);
-  return accepted;
-}
 
 // --- Adapter instances ------------------------------------------------------------------------
 

@@ -63,6 +63,8 @@ def library_dropin(
         soname_13,
         min_trampolines = None,
         forwards = None,
+        header = None,
+        status_type = None,
         asm_test_args = [],
         asm_test_data = []):
     """The drop-in of one CUDA library API beside the driver's: one table, one rule set.
@@ -85,33 +87,38 @@ def library_dropin(
       soname_13: the 13.0 library's SONAME ("libnvrtc.so.13").
       min_trampolines: the asm test's lower bound on the count of trampolines, if any.
       forwards: for the runtime, the generated forwards table its generator also reads.
+      header: for a library on the toolkit template (loader/toolkit.h), its API header
+        ("cublas_v2.h"): the whole drop-in is then generated (stubs/toolkit_trampoline.h), its
+        version script too (every entry and the marker cudyn<Name>EntryCount).
+      status_type: with header, the library's status type ("cublasStatus_t").
       asm_test_args: extra arguments of the asm test (after the shared library).
       asm_test_data: their data.
     """
     tags = [CUDA_13_API_TAG]
     lds = "cudyn_%s.lds" % library
     shared = "libcudyn_%s.so" % library
+    outs = [library + "_trampolines.cc"]
     if forwards:
         gen_args = "$(location %s) $(location %s) $@" % (entries, forwards)
         gen_srcs = [entries, forwards]
+        srcs, hdrs = [library + "_shim.cc"], [library + "_trampoline.h"]
     else:
-        gen_args = "--library %s $(location %s) $@" % (library, entries)
+        outs.append(lds)
+        gen_args = "--library %s $(location %s) $(OUTS) %s %s" % (library, entries, header, status_type)
         gen_srcs = [entries]
+        srcs, hdrs = [], ["toolkit_trampoline.h"]
     native.genrule(
         name = library + "_trampolines",
         srcs = gen_srcs,
-        outs = [library + "_trampolines.cc"],
+        outs = outs,
         cmd = "python3 $(location gen_cudart_trampolines.py) " + gen_args,
         tools = ["gen_cudart_trampolines.py"],
         tags = tags,
     )
     cudyn_library(
         name = "cudyn_%s_impl" % library,
-        srcs = [
-            library + "_shim.cc",
-            library + "_trampolines.cc",
-        ],
-        hdrs = [library + "_trampoline.h"],
+        srcs = srcs + [library + "_trampolines.cc"],
+        hdrs = hdrs,
         copts = STUB_COPTS,
         cudyn_deps = [loader],
         embed_copts = ["-DCUDYN_EMBED"],

@@ -51,6 +51,7 @@ int RunCheck(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       out << HelpText(args.command_given ? args.command : "");
       return kExitOk;
     }
+    if (subcommand->toolkit != nullptr) return RunToolkit(*subcommand->toolkit, args, out, err);
     return subcommand->run(args, out, err);
   } catch (const std::exception& e) {
     err << "cudyn-check: internal error: " << e.what() << "\n";

@@ -16,6 +16,7 @@
 #include "tools/layers/kernel_layer.h"
 
 namespace cudyn {
+struct ToolkitTraits;
 namespace check {
 
 // Runs the CLI on argv (without the program name), writing the result to `out` and diagnostics
@@ -32,8 +33,10 @@ int RunApis(const Args& args, std::ostream& out, std::ostream& err);
 int RunBinary(const Args& args, std::ostream& out, std::ostream& err);
 int RunDrivers(const Args& args, std::ostream& out, std::ostream& err);
 int RunRuntimes(const Args& args, std::ostream& out, std::ostream& err);
-int RunNvrtc(const Args& args, std::ostream& out, std::ostream& err);
-int RunCublas(const Args& args, std::ostream& out, std::ostream& err);
+// `cudyn-check <library>` for a library on the toolkit template, and `libraries` (all of them).
+int RunToolkit(const ToolkitTraits& traits, const Args& args, std::ostream& out,
+               std::ostream& err);
+int RunLibraries(const Args& args, std::ostream& out, std::ostream& err);
 
 // Shared by the driver-opening subcommands: parses --driver (made absolute) /
 // --max-cuda-version / --search-root; prints the usage error and returns false when bad.

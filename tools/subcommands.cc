@@ -1,7 +1,9 @@
 #include "tools/subcommands.h"
 
 #include <algorithm>
+#include <string>
 
+#include "loader/toolkit_libraries.h"
 #include "tools/check.h"
 
 namespace cudyn {
@@ -150,41 +152,37 @@ exit: 0 a runtime this driver runs is picked, 1 none (no runtime found, or none
 this driver runs), 2 usage, 3 no usable driver.
 )HELP";
 
-constexpr char kNvrtcHelp[] = R"HELP(usage: cudyn-check nvrtc [--driver PATH] [--max-cuda-version V] [--json]
+// The help of `cudyn-check <library>` for a library on the toolkit template.
+std::string ToolkitHelp(const ToolkitTraits& t) {
+  std::string sonames;
+  for (const std::string& soname : ToolkitSonames(t)) {
+    sonames += (sonames.empty() ? "" : ", ") + soname;
+  }
+  return std::string("usage: cudyn-check ") + t.library +
+         " [--driver PATH] [--max-cuda-version V] [--json]\n\nLists the " + t.name +
+         " libraries (" + sonames + ") where cudyn's loader\nlooks, in its order (the runtime's "
+         "places; wheel layouts nvidia/cu13/lib and\n" + (t.wheel_before_13 + 1) +
+         "), and what the loader made of each for the driver in front: its\nversion, its CUDA "
+         "release, the oldest driver that runs it, and the one it\ntakes: the newest release "
+         "the driver runs (" + t.env_name + ", when set, is\ntaken as it is).\n\noptions:\n"
+         "  --driver PATH           judge against this libcuda (made absolute)\n"
+         "  --max-cuda-version V    clamp the driver's version (11040 or 11.4)\n"
+         "  --json                  machine-readable output\n\nexit: 0 one this driver runs is "
+         "picked, 1 none, 2 usage, 3 no usable driver.\n";
+}
 
-Lists the NVRTC libraries (libnvrtc.so.13, .12, .11.2) where cudyn's NVRTC
-loader looks, in its order (the runtime's places; wheel layouts nvidia/cu13/lib
-and nvidia/cuda_nvrtc/lib), and what the loader made of each for the driver in
-front: its version, the PTX ISA it emits, the oldest driver that JITs that PTX
-(version_tables/inputs/ptx_isa.tsv), and the one it takes: the newest NVRTC
-whose PTX the driver loads (CUDYN_NVRTC_PATH, when set, is taken as it is).
+constexpr char kLibrariesHelp[] = R"HELP(usage: cudyn-check libraries [--driver PATH] [--max-cuda-version V] [--json]
 
-options:
-  --driver PATH           judge against this libcuda (made absolute)
-  --max-cuda-version V    clamp the driver's version (11040 or 11.4)
-  --json                  machine-readable output
-
-exit: 0 an NVRTC this driver can use is picked, 1 none, 2 usage, 3 no usable
-driver.
-)HELP";
-
-constexpr char kCublasHelp[] = R"HELP(usage: cudyn-check cublas [--driver PATH] [--max-cuda-version V] [--json]
-
-Lists the cuBLAS libraries (libcublas.so.13, .12, .11) where cudyn's cuBLAS
-loader looks, in its order (the runtime's places; wheel layouts nvidia/cu13/lib
-and nvidia/cublas/lib), and what the loader made of each for the driver in
-front: its version, the CUDA runtime it was built with, the oldest driver that
-runs it (a cuBLAS of major M needs a CUDA M.0+ driver), and the one it takes:
-the newest cuBLAS whose major the driver runs (CUDYN_CUBLAS_PATH, when set, is
-taken as it is).
+Every library cudyn chooses by the driver (NVRTC, cuBLAS, ...: the subcommands
+of the same names), each with the files its loader tries, their releases and
+verdicts, and the one it takes for the driver in front.
 
 options:
   --driver PATH           judge against this libcuda (made absolute)
   --max-cuda-version V    clamp the driver's version (11040 or 11.4)
   --json                  machine-readable output
 
-exit: 0 a cuBLAS this driver runs is picked, 1 none, 2 usage, 3 no usable
-driver.
+exit: 0 listed, 2 usage, 3 no usable driver.
 )HELP";
 
 constexpr char kHelpHelp[] = "usage: cudyn-check help [SUBCOMMAND]\n";
@@ -212,7 +210,7 @@ apply as in applications; the loader's own log stays off unless CUDYN_LOG is set
 
 const std::vector<Subcommand>& Subcommands() {
   // Leaked on purpose: used until exit, never destroyed (no order-of-destruction questions).
-  static const std::vector<Subcommand>* const kSubcommands = new std::vector<Subcommand>{
+  static std::vector<Subcommand>* const kSubcommands = new std::vector<Subcommand>{
       {"report", "(default) the driver found, its version, strategy, cuInit, devices, findings",
        {"--driver", "--max-cuda-version", "--search-root", "--output"},
        {"--nfd"}, Positionals::kNone, RunReport, kReportHelp},
@@ -230,18 +228,28 @@ const std::vector<Subcommand>& Subcommands() {
        "every libcudart on the system, which this driver runs, which one cudyn picks",
        {"--driver", "--max-cuda-version", "--search-root", "--root"},
        {}, Positionals::kNone, RunRuntimes, kRuntimesHelp},
-      {"nvrtc",
-       "the NVRTC libraries cudyn tries and the one whose PTX this driver loads",
+      {"libraries",
+       "every library cudyn chooses by the driver, its candidates and the one it takes",
        {"--driver", "--max-cuda-version"},
-       {}, Positionals::kNone, RunNvrtc, kNvrtcHelp},
-      {"cublas",
-       "the cuBLAS libraries cudyn tries and the one whose CUDA major this driver runs",
-       {"--driver", "--max-cuda-version"},
-       {}, Positionals::kNone, RunCublas, kCublasHelp},
-      {"help", "help for a subcommand (or use SUBCOMMAND --help)",
-       {},
-       {}, Positionals::kTopic, RunHelp, kHelpHelp},
+       {}, Positionals::kNone, RunLibraries, kLibrariesHelp},
   };
+  static const bool kWithLibraries = [] {
+    // One subcommand per library on the toolkit template, before `help`; their texts live as
+    // long as the rows (leaked).
+    for (const ToolkitTraits* t : ToolkitLibraries()) {
+      const char* summary = (new std::string(std::string("the ") + t->name +
+                                             " libraries cudyn tries and the one this driver runs"))
+                                ->c_str();
+      Subcommand row{t->library, summary, {"--driver", "--max-cuda-version"}, {},
+                     Positionals::kNone, nullptr, (new std::string(ToolkitHelp(*t)))->c_str()};
+      row.toolkit = t;
+      kSubcommands->push_back(std::move(row));
+    }
+    kSubcommands->push_back({"help", "help for a subcommand (or use SUBCOMMAND --help)", {}, {},
+                             Positionals::kTopic, RunHelp, kHelpHelp});
+    return true;
+  }();
+  (void)kWithLibraries;
   return *kSubcommands;
 }
 

@@ -11,6 +11,7 @@
 #include "tools/cli_args.h"
 
 namespace cudyn {
+struct ToolkitTraits;
 namespace check {
 
 // What a subcommand accepts after its name besides options.
@@ -28,6 +29,8 @@ struct Subcommand {
   Positionals positionals;
   int (*run)(const Args& args, std::ostream& out, std::ostream& err);
   const char* help;                        // its whole help text
+  // A library on the toolkit template: run is RunToolkit for it (check_toolkit.cc).
+  const ToolkitTraits* toolkit = nullptr;
 };
 
 // Every subcommand, in help order; the first is the default (no subcommand given).

@@ -6,8 +6,9 @@
 // path runs: Driver::Open(use_environment) with the fuzzed variables set. CUDYN_DRIVER_PATH is
 // always made harmless: either kept relative (rejected without any file access) or put under a
 // directory that does not exist, with ".." removed, so no library is ever loaded. NVRTC and cuBLAS
-// then run their discovery (loader/core.h's DiscoverToolkitLibrary) on the same variables, their
-// paths made harmless alike, with a fixed driver version and no search after the explicit path.
+// then run their discovery (the toolkit template's, loader/toolkit.h Toolkit::Open) on the same
+// variables, their paths made harmless alike, with a fixed driver version and no search after the
+// explicit path.
 //
 // Build and run: tests/fuzz/run_fuzzer.sh env [seconds]. Under Bazel: :env_fuzzer_smoke.
 #include <cstddef>
@@ -33,14 +34,14 @@ std::string Harmless(std::string path) {
   return path;
 }
 
-// Opens a toolkit library (Nvrtc, Cublas) from the environment, whose explicit path variable holds
-// `path`: nothing is found, and the one candidate recorded is that path.
-template <class Library, class Options>
-void CheckToolkit(Options options, const std::string& path, int no_library) {
+// Opens a toolkit library (NVRTC, cuBLAS) from the environment, whose explicit path variable
+// holds `path`: nothing is found, and the one candidate recorded is that path.
+void CheckToolkit(const cudyn::ToolkitTraits& traits, cudyn::ToolkitOptions options,
+                  const std::string& path, int no_library) {
   options.use_environment = true;
   options.driver_version = 12080;  // the default driver is not opened
   if (path.empty()) options.search_paths = std::vector<std::string>{};
-  std::unique_ptr<Library> lib = Library::Open(options);
+  std::unique_ptr<cudyn::Toolkit> lib = cudyn::Toolkit::Open(traits, options);
   if (lib == nullptr) __builtin_trap();
   if (lib->ok() || lib->error() != no_library || lib->missing_result() != no_library) {
     __builtin_trap();
@@ -101,13 +102,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string nvrtc_path = Harmless(f[5]), cublas_path = Harmless(f[6]);
   cudyn::fuzz::SetOrUnset("CUDYN_NVRTC_PATH", nvrtc_path);
   cudyn::fuzz::SetOrUnset("CUDYN_CUBLAS_PATH", cublas_path);
-  cudyn::NvrtcOptions nvrtc_options;
-  cudyn::CublasOptions cublas_options;
+  cudyn::ToolkitOptions nvrtc_options;
+  cudyn::ToolkitOptions cublas_options;
   if (f[4].rfind("opt", 0) == 0) {
     nvrtc_options.max_cuda_version = version.value_or(12000);
     cublas_options.max_cuda_version = version.value_or(12000);
   }
-  CheckToolkit<cudyn::Nvrtc>(nvrtc_options, nvrtc_path, cudyn::kNvrtcErrorInternalError);
-  CheckToolkit<cudyn::Cublas>(cublas_options, cublas_path, cudyn::kCublasStatusNotInitialized);
+  CheckToolkit(cudyn::kNvrtcTraits, nvrtc_options, nvrtc_path, cudyn::kNvrtcErrorInternalError);
+  CheckToolkit(cudyn::kCublasTraits, cublas_options, cublas_path,
+               cudyn::kCublasStatusNotInitialized);
   return 0;
 }

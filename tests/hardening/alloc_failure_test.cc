@@ -9,7 +9,8 @@
 //   * a bind runs out of memory: the entry stays unbound and binds on the next call;
 //   * the default instance cannot be allocated: an unopened instance whose calls answer that error.
 // NVRTC and cuBLAS are the generated 12.2 fakes of tests/fake_toolkit (named by their explicit
-// path: the discovery after it is the same core code, loader/core.h's DiscoverToolkitLibrary).
+// path), each opened through the toolkit template with its traits (loader/toolkit.h
+// Toolkit::Open).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,12 +77,13 @@ void operator delete[](void* p, size_t) noexcept { std::free(p); }
 namespace cudyn {
 namespace {
 
-// What the test needs of each library: its class and options, the option that names the fake it
-// opens and that fake, the driver version it is told (0: none, it is the driver), its entry count,
-// its "no library" code, and the variable that names it for the default instance and that instance.
-template <class Lib, class Opts, std::string Opts::*kPathOption, std::string (*kFake)(),
-          int kToldDriverVersion, int kEntries, int kNoLibraryCode, const char* kVariable,
-          Lib& (*kDefault)()>
+// What the test needs of each library: its class, options and how it is opened, the option that
+// names the fake it opens and that fake, the driver version it is told (0: none, it is the driver),
+// its entry count, its "no library" code, and the variable that names it for the default instance
+// and that instance.
+template <class Lib, class Opts, std::unique_ptr<Lib> (*kOpen)(const Opts&),
+          std::string Opts::*kPathOption, std::string (*kFake)(), int kToldDriverVersion,
+          int kEntries, int kNoLibraryCode, const char* kVariable, Lib& (*kDefault)()>
 struct Side {
   using Library = Lib;
   static std::string Path() { return kFake(); }
@@ -91,7 +93,7 @@ struct Side {
     if constexpr (kToldDriverVersion != 0) options.driver_version = kToldDriverVersion;
     return options;
   }
-  static std::unique_ptr<Lib> Open(const Opts& options) { return Lib::Open(options); }
+  static std::unique_ptr<Lib> Open(const Opts& options) { return kOpen(options); }
   static constexpr int kCount = kEntries;
   static constexpr int kNoLibrary = kNoLibraryCode;
   static constexpr const char* kPathVariable = kVariable;
@@ -107,14 +109,25 @@ constexpr char kRuntimeVariable[] = "CUDYN_CUDART_PATH";
 constexpr char kNvrtcVariable[] = "CUDYN_NVRTC_PATH";
 constexpr char kCublasVariable[] = "CUDYN_CUBLAS_PATH";
 
-using DriverSide = Side<Driver, DriverOptions, &DriverOptions::driver_path, FakeDriver, 0, kEntryCount,
-                        kCudaErrorSharedObjectInitFailed, kDriverVariable, DefaultDriver>;
-using RuntimeSide = Side<Runtime, RuntimeOptions, &RuntimeOptions::runtime_path, FakeRuntime, 13000,
-                         kCudartEntryCount, kCudartErrorInitFailed, kRuntimeVariable, DefaultRuntime>;
-using NvrtcSide = Side<Nvrtc, NvrtcOptions, &NvrtcOptions::nvrtc_path, FakeNvrtc, 12080,
+// The toolkit libraries share one class: each is opened with its traits.
+std::unique_ptr<Toolkit> OpenNvrtc(const ToolkitOptions& options) {
+  return Toolkit::Open(kNvrtcTraits, options);
+}
+std::unique_ptr<Toolkit> OpenCublas(const ToolkitOptions& options) {
+  return Toolkit::Open(kCublasTraits, options);
+}
+
+using DriverSide = Side<Driver, DriverOptions, &Driver::Open, &DriverOptions::driver_path,
+                        FakeDriver, 0, kEntryCount, kCudaErrorSharedObjectInitFailed,
+                        kDriverVariable, DefaultDriver>;
+using RuntimeSide = Side<Runtime, RuntimeOptions, &Runtime::Open, &RuntimeOptions::runtime_path,
+                         FakeRuntime, 13000, kCudartEntryCount, kCudartErrorInitFailed,
+                         kRuntimeVariable, DefaultRuntime>;
+using NvrtcSide = Side<Toolkit, ToolkitOptions, OpenNvrtc, &ToolkitOptions::path, FakeNvrtc, 12080,
                        kNvrtcEntryCount, kNvrtcErrorInternalError, kNvrtcVariable, DefaultNvrtc>;
-using CublasSide = Side<Cublas, CublasOptions, &CublasOptions::cublas_path, FakeCublas, 12080,
-                        kCublasEntryCount, kCublasStatusNotInitialized, kCublasVariable, DefaultCublas>;
+using CublasSide = Side<Toolkit, ToolkitOptions, OpenCublas, &ToolkitOptions::path, FakeCublas,
+                        12080, kCublasEntryCount, kCublasStatusNotInitialized, kCublasVariable,
+                        DefaultCublas>;
 
 template <class Side>
 class AllocFailureTest : public ::testing::Test {};

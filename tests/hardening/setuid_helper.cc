@@ -18,6 +18,20 @@
 // test (and this helper's plain run) keeps it.
 extern "C" int __lsan_is_turned_off() { return getauxval(AT_SECURE) != 0; }
 
+// A toolkit library's default instance (NVRTC, cuBLAS), its keys prefixed `prefix`_.
+static void PrintToolkit(const char* prefix, cudyn::Toolkit& lib) {
+  const cudyn::ToolkitTraits& traits = lib.traits();
+  std::printf("%s_path=%s\n", prefix, lib.path().c_str());
+  std::printf("%s_found_by=%s\n", prefix,
+              lib.ok() ? cudyn::ToolkitSourceName(traits, lib.found_by()) : "");
+  for (const cudyn::ToolkitCandidate& c : lib.candidates()) {
+    std::printf("%s_candidate=%s|%s|%s\n", prefix, cudyn::ToolkitSourceName(traits, c.source),
+                c.path.c_str(), c.reason.c_str());
+    std::printf("%s_rejection=%s\n", prefix, cudyn::ToolkitRejectionName(traits, c.rejection));
+  }
+  for (const std::string& w : lib.warnings()) std::printf("%s_warning=%s\n", prefix, w.c_str());
+}
+
 int main() {
   std::printf("at_secure=%lu\n", getauxval(AT_SECURE));
   std::printf("ruid=%d\neuid=%d\n", static_cast<int>(getuid()), static_cast<int>(geteuid()));
@@ -42,23 +56,7 @@ int main() {
     std::printf("runtime_rejection=%s\n", cudyn::RuntimeRejectionName(c.rejection));
   }
   for (const std::string& w : runtime.warnings()) std::printf("runtime_warning=%s\n", w.c_str());
-  cudyn::Nvrtc& nvrtc = cudyn::DefaultNvrtc();
-  std::printf("nvrtc_path=%s\n", nvrtc.path().c_str());
-  std::printf("nvrtc_found_by=%s\n", nvrtc.ok() ? cudyn::NvrtcSourceName(nvrtc.found_by()) : "");
-  for (const cudyn::NvrtcCandidate& c : nvrtc.candidates()) {
-    std::printf("nvrtc_candidate=%s|%s|%s\n", cudyn::NvrtcSourceName(c.source), c.path.c_str(),
-                c.reason.c_str());
-    std::printf("nvrtc_rejection=%s\n", cudyn::NvrtcRejectionName(c.rejection));
-  }
-  for (const std::string& w : nvrtc.warnings()) std::printf("nvrtc_warning=%s\n", w.c_str());
-  cudyn::Cublas& cublas = cudyn::DefaultCublas();
-  std::printf("cublas_path=%s\n", cublas.path().c_str());
-  std::printf("cublas_found_by=%s\n", cublas.ok() ? cudyn::CublasSourceName(cublas.found_by()) : "");
-  for (const cudyn::CublasCandidate& c : cublas.candidates()) {
-    std::printf("cublas_candidate=%s|%s|%s\n", cudyn::CublasSourceName(c.source), c.path.c_str(),
-                c.reason.c_str());
-    std::printf("cublas_rejection=%s\n", cudyn::CublasRejectionName(c.rejection));
-  }
-  for (const std::string& w : cublas.warnings()) std::printf("cublas_warning=%s\n", w.c_str());
+  PrintToolkit("nvrtc", cudyn::DefaultNvrtc());
+  PrintToolkit("cublas", cudyn::DefaultCublas());
   return 0;
 }

@@ -45,7 +45,7 @@ grep -q '"driver_cuda_version": 11040' <<<"$out" || fail "470: driver version: $
 
 run 470 CUDYN_CUBLAS_PATH="$cublas11" --
 [[ $code == 0 ]] || fail "470 + 11.8 (text): exit $code"
-grep -q "^picked: $cublas11 (cuBLAS 11.11.3, libcublasLt .*libcublasLt.so.11)$" <<<"$out" ||
+grep -q "^picked: $cublas11 (cuBLAS 11.11.3, CUDA 11.8 release, .*libcublasLt.so.11)$" <<<"$out" ||
   fail "470 + 11.8 (text): $out"
 grep -q "^  taken    $cublas11 (CUDYN_CUBLAS_PATH)" <<<"$out" || fail "470 + 11.8 (text) candidate: $out"
 

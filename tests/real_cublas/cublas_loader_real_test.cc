@@ -1,9 +1,9 @@
-// The cuBLAS loader (loader/cublas.h) against the real thing: the real cuBLAS 11.8, 12.4, 12.5
-// (Debian) and 13.0 (the toolkit's, cuBLAS 13.1) offered together, on every real driver, clamped
-// and with none. For each: which cuBLAS is taken and why the others were refused, the libcublasLt
-// that came with it, every table entry bound natively or missing as
-// version_tables/cublas_api_table.tsv says, and calls that need no GPU through the loader
-// (cublasGetVersion_v2 with a null handle, cublasGetProperty, cublasGetCudartVersion,
+// The cuBLAS loader (loader/cublas.h on the toolkit template, loader/toolkit.h) against the real
+// thing: the real cuBLAS 11.8, 12.4, 12.5 (Debian) and 13.0 (the toolkit's, cuBLAS 13.1) offered
+// together, on every real driver, clamped and with none. For each: which cuBLAS is taken and why
+// the others were refused, the libcublasLt that came with it, every table entry bound natively or
+// missing as version_tables/cublas_api_table.tsv says, and calls that need no GPU through the
+// loader (cublasGetVersion_v2 with a null handle, cublasGetProperty, cublasGetCudartVersion,
 // cublasGetStatusString; nothing here calls cublasCreate: there is no GPU). Each case runs in its
 // own process (this binary re-executed with --choose), the driver named by CUDYN_DRIVER_PATH.
 #include <dlfcn.h>
@@ -84,29 +84,33 @@ std::string RealPathOf(const std::string& path) {
   return realpath(path.c_str(), real) != nullptr ? real : "";
 }
 
-// --choose [--plan] [--path P] [DIR...]: opens a Cublas for the environment's driver and prints
+const char* SourceName(cudyn::ToolkitSource source) {
+  return cudyn::ToolkitSourceName(cudyn::kCublasTraits, source);
+}
+
+// --choose [--plan] [--path P] [DIR...]: opens a cuBLAS for the environment's driver and prints
 // key=value. --plan: the loader's own search (default search first) instead of the DIRs.
 int Choose(int argc, char** argv) {
-  cudyn::CublasOptions options;
+  cudyn::ToolkitOptions options;
   options.use_environment = true;
   int i = 2;
   const bool plan = i < argc && std::strcmp(argv[i], "--plan") == 0;
   if (plan) ++i;
   if (i + 1 < argc && std::strcmp(argv[i], "--path") == 0) {
-    options.cublas_path = argv[i + 1];
+    options.path = argv[i + 1];
     i += 2;
   }
   if (!plan) options.search_paths = std::vector<std::string>(argv + i, argv + argc);
-  auto b = cudyn::Cublas::Open(options);
+  auto b = cudyn::Toolkit::Open(cudyn::kCublasTraits, options);
   if (b == nullptr) return 2;
   std::printf("ok=%d\nerror=%d\nversion=%d\nmajor=%d\ncudart=%d\ndriver=%d\npath=%s\n", b->ok(),
-              b->error(), b->version(), b->major(), b->cudart_version(), b->driver_version(),
-              b->path().c_str());
+              b->error(), b->version(), b->version() / 10000, b->runtime_version(),
+              b->driver_version(), b->path().c_str());
   char real[PATH_MAX];
   std::printf("real_path=%s\nfound_by=%s\n",
               realpath(b->path().c_str(), real) != nullptr ? real : "",
-              cudyn::CublasSourceName(b->found_by()));
-  std::printf("cublaslt=%s\nwarnings=%zu\n", b->cublaslt().c_str(), b->warnings().size());
+              SourceName(b->found_by()));
+  std::printf("cublaslt=%s\nwarnings=%zu\n", b->companion().c_str(), b->warnings().size());
   // Every libcublas.so.* / libcublasLt.so.* this process has mapped (a refused candidate must not
   // be loaded).
   const std::string mapped = cudyn::testing::MappedFiles("/libcublas.so.");
@@ -116,12 +120,12 @@ int Choose(int argc, char** argv) {
               cudyn::testing::MappedFiles("/libcublasLt.so.").c_str());
   std::printf("candidates=%zu\n", b->candidates().size());
   for (size_t k = 0; k < b->candidates().size(); ++k) {
-    const cudyn::CublasCandidate& c = b->candidates()[k];
+    const cudyn::ToolkitCandidate& c = b->candidates()[k];
     std::printf("cand.%zu=%s|%s|%d\nreason.%zu=%s\n", k, c.path.c_str(),
-                cudyn::CublasRejectionName(c.rejection), c.version, k, c.reason.c_str());
-    std::printf("source.%zu=%s\nmin_driver.%zu=%d\n", k, cudyn::CublasSourceName(c.source), k,
-                c.min_driver);
-    std::printf("cublaslt.%zu=%s\n", k, c.cublaslt.c_str());
+                cudyn::ToolkitRejectionName(cudyn::kCublasTraits, c.rejection), c.version, k,
+                c.reason.c_str());
+    std::printf("source.%zu=%s\nmin_driver.%zu=%d\n", k, SourceName(c.source), k, c.min_driver);
+    std::printf("cublaslt.%zu=%s\n", k, c.companion.c_str());
   }
   // cublasLtGetVersion as the cuBLAS taken sees it: looked up in its own dependency scope, it is
   // the libcublasLt that cuBLAS was bound to.
@@ -134,7 +138,7 @@ int Choose(int argc, char** argv) {
   int native = 0;
   for (int e = 0; e < cudyn::kCublasEntryCount; ++e) {
     native += b->Resolve(e) != nullptr;
-    std::printf("status.%s=%s\n", std::string(cudyn::CublasSymbol(e)).c_str(),
+    std::printf("status.%s=%s\n", std::string(cudyn::kCublasTraits.symbols[e]).c_str(),
                 cudyn::EntryStatusName(b->status(e)));
   }
   std::printf("native=%d\nmissing=%d\nmissing_result=%d\n", native, b->BindAll(),
@@ -196,11 +200,11 @@ const std::map<std::string, std::string> kVersionOf = {
     {"11.8", "111103"}, {"12.4", "120405"}, {"12.5", "120502"}, {"13.0", "130100"}};
 
 TEST(CublasRule, AMajorNeedsADriverOfThatMajor) {
-  EXPECT_EQ(cudyn::CublasMinDriver(13), 13000);
-  EXPECT_EQ(cudyn::CublasMinDriver(12), 12000);
-  EXPECT_EQ(cudyn::CublasMinDriver(11), 11000);
+  EXPECT_EQ(cudyn::ToolkitMinDriver(cudyn::kCublasTraits, 13000), 13000);
+  EXPECT_EQ(cudyn::ToolkitMinDriver(cudyn::kCublasTraits, 12000), 12000);
+  EXPECT_EQ(cudyn::ToolkitMinDriver(cudyn::kCublasTraits, 11000), 11000);
   const std::vector<std::string> want = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"};
-  EXPECT_EQ(cudyn::CublasSonames(), want);
+  EXPECT_EQ(cudyn::ToolkitSonames(cudyn::kCublasTraits), want);
 }
 
 // Which cuBLAS each real driver gets from all four offered: the newest whose major it runs.
@@ -235,7 +239,8 @@ TEST(CublasOnRealDrivers, TheNewestCublasWhoseMajorTheDriverRuns) {
     EXPECT_EQ(r["version"], kVersionOf.at(v));
     EXPECT_EQ(r["get_version"], kVersionOf.at(v));
     // Its major's runtime runs on the driver.
-    EXPECT_LE(cudyn::CublasMinDriver(std::atoi(r["major"].c_str())), d.cuda);
+    EXPECT_LE(cudyn::ToolkitMinDriver(cudyn::kCublasTraits, std::atoi(r["major"].c_str()) * 1000),
+              d.cuda);
     // The libcublasLt of its directory came with it.
     EXPECT_EQ(Dir(r["cublaslt"]), Dir(r["path"])) << r["cublaslt"];
     int refused = 0;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,34 +31,32 @@ std::string RealPathOf(const std::string& path) {
 
 // --choose cublas|nvrtc: the library's own search (the default search first) from the
 // environment; prints key=value.
-template <class Library, class NameFn, class RejectionFn>
-int Print(const std::unique_ptr<Library>& l, NameFn source_name, RejectionFn rejection_name,
-          const char* marker) {
+int Print(const std::unique_ptr<cudyn::Toolkit>& l, const char* marker) {
   if (l == nullptr) return 2;
+  const cudyn::ToolkitTraits& traits = l->traits();
+  auto source_name = [&traits](cudyn::ToolkitSource s) {
+    return cudyn::ToolkitSourceName(traits, s);
+  };
   std::printf("ok=%d\nversion=%d\npath=%s\nreal_path=%s\nfound_by=%s\ncandidates=%zu\n", l->ok(),
               l->version(), l->path().c_str(), RealPathOf(l->path()).c_str(),
               source_name(l->found_by()), l->candidates().size());
   for (size_t k = 0; k < l->candidates().size(); ++k) {
     const auto& c = l->candidates()[k];
     std::printf("cand.%zu=%s|%s|%d\nreason.%zu=%s\nsource.%zu=%s\nmin_driver.%zu=%d\n", k,
-                c.path.c_str(), rejection_name(c.rejection), c.version, k, c.reason.c_str(), k,
-                source_name(c.source), k, c.min_driver);
+                c.path.c_str(), cudyn::ToolkitRejectionName(traits, c.rejection), c.version, k,
+                c.reason.c_str(), k, source_name(c.source), k, c.min_driver);
   }
   std::printf("mapped=%s\n", cudyn::testing::MappedFiles(marker).c_str());
   return 0;
 }
 
 int Choose(const char* library) {
-  if (std::strcmp(library, "cublas") == 0) {
-    cudyn::CublasOptions options;
-    options.use_environment = true;
-    return Print(cudyn::Cublas::Open(options), cudyn::CublasSourceName, cudyn::CublasRejectionName,
-                 "/libcublas.so.");
-  }
-  cudyn::NvrtcOptions options;
+  cudyn::ToolkitOptions options;
   options.use_environment = true;
-  return Print(cudyn::Nvrtc::Open(options), cudyn::NvrtcSourceName, cudyn::NvrtcRejectionName,
-               "/libnvrtc.so.");
+  if (std::strcmp(library, "cublas") == 0) {
+    return Print(cudyn::Toolkit::Open(cudyn::kCublasTraits, options), "/libcublas.so.");
+  }
+  return Print(cudyn::Toolkit::Open(cudyn::kNvrtcTraits, options), "/libnvrtc.so.");
 }
 
 std::string Runfile(const char* path) { return cudyn::testing::Runfile(path); }
@@ -76,7 +75,7 @@ const Library kLibraries[] = {
     {"cublas", RUNPATH_CUBLAS, CUBLAS_11_8, "libcublas.so.12", "libcublas.so.13", "driver_too_old",
      " runtime inside", true},
     {"nvrtc", RUNPATH_NVRTC, NVRTC_11_8, "libnvrtc.so.12", "libnvrtc.so.13", "ptx_too_new",
-     ") emits PTX ISA", false},
+     ": emits PTX ISA ", false},
 };
 
 const std::string kDriver535 = "nvidia_drivers/535/libcuda.so.1";

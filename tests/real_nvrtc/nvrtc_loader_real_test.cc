@@ -1,9 +1,10 @@
-// The NVRTC loader (loader/nvrtc.h) against the real thing: the real NVRTCs (11.2, 11.8, 12.4, 12.5
-// from Debian, 13.0 from the toolkit) offered together, on every real driver, clamped and with
-// none. For each: which NVRTC is taken and why the others were refused, the PTX ISA a small kernel
-// compiles to through the loader, every table entry bound natively or missing as the table says,
-// and bad explicit paths. NVRTC needs no GPU, so the compiles are real. Each case runs in its own
-// process (this binary re-executed with --choose), the driver named by CUDYN_DRIVER_PATH.
+// The NVRTC loader (loader/nvrtc.h on the toolkit template, loader/toolkit.h) against the real
+// thing: the real NVRTCs (11.2, 11.8, 12.4, 12.5 from Debian, 13.0 from the toolkit) offered
+// together, on every real driver, clamped and with none. For each: which NVRTC is taken and why the
+// others were refused, the PTX ISA a small kernel compiles to through the loader, every table entry
+// bound natively or missing as the table says, and bad explicit paths. NVRTC needs no GPU, so the
+// compiles are real. Each case runs in its own process (this binary re-executed with --choose), the
+// driver named by CUDYN_DRIVER_PATH.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,7 +84,7 @@ constexpr const char* kKernel =
     "}\n";
 
 // Compiles kKernel through `n`; returns the PTX's ".version X.Y" ("" on failure, with rc).
-std::string CompilePtxVersion(cudyn::Nvrtc& n, int* rc) {
+std::string CompilePtxVersion(cudyn::Toolkit& n, int* rc) {
   auto create = reinterpret_cast<CreateFn>(n.Resolve(cudyn::kNvrtc_nvrtcCreateProgram));
   auto compile = reinterpret_cast<CompileFn>(n.Resolve(cudyn::kNvrtc_nvrtcCompileProgram));
   auto size = reinterpret_cast<SizeFn>(n.Resolve(cudyn::kNvrtc_nvrtcGetPTXSize));
@@ -106,40 +107,45 @@ std::string CompilePtxVersion(cudyn::Nvrtc& n, int* rc) {
   return ptx.substr(at + 10, ptx.find('\n', at + 1) - at - 10);
 }
 
-// --choose [--plan] [--path P] [DIR...]: opens an Nvrtc for the environment's driver and prints
+const char* SourceName(cudyn::ToolkitSource source) {
+  return cudyn::ToolkitSourceName(cudyn::kNvrtcTraits, source);
+}
+
+// --choose [--plan] [--path P] [DIR...]: opens an NVRTC for the environment's driver and prints
 // key=value. --plan: the loader's own search (default search first) instead of the DIRs.
 int Choose(int argc, char** argv) {
-  cudyn::NvrtcOptions options;
+  cudyn::ToolkitOptions options;
   options.use_environment = true;
   int i = 2;
   const bool plan = i < argc && std::strcmp(argv[i], "--plan") == 0;
   if (plan) ++i;
   if (i + 1 < argc && std::strcmp(argv[i], "--path") == 0) {
-    options.nvrtc_path = argv[i + 1];
+    options.path = argv[i + 1];
     i += 2;
   }
   if (!plan) options.search_paths = std::vector<std::string>(argv + i, argv + argc);
-  auto n = cudyn::Nvrtc::Open(options);
+  auto n = cudyn::Toolkit::Open(cudyn::kNvrtcTraits, options);
   if (n == nullptr) return 2;
   std::printf("ok=%d\nerror=%d\nversion=%d\nptx_isa=%d\ndriver=%d\npath=%s\n", n->ok(),
-              n->error(), n->version(), n->ptx_isa(), n->driver_version(), n->path().c_str());
+              n->error(), n->version(), cudyn::NvrtcPtxIsa(n->version()), n->driver_version(),
+              n->path().c_str());
   char real[PATH_MAX];
   std::printf("real_path=%s\nfound_by=%s\n",
               realpath(n->path().c_str(), real) != nullptr ? real : "",
-              cudyn::NvrtcSourceName(n->found_by()));
-  std::printf("builtins=%s\n", n->builtins().c_str());
+              SourceName(n->found_by()));
+  std::printf("builtins=%s\n", n->companion().c_str());
   std::printf("candidates=%zu\n", n->candidates().size());
   for (size_t k = 0; k < n->candidates().size(); ++k) {
-    const cudyn::NvrtcCandidate& c = n->candidates()[k];
+    const cudyn::ToolkitCandidate& c = n->candidates()[k];
     std::printf("cand.%zu=%s|%s|%d\nreason.%zu=%s\n", k, c.path.c_str(),
-                cudyn::NvrtcRejectionName(c.rejection), c.version, k, c.reason.c_str());
-    std::printf("source.%zu=%s\nmin_driver.%zu=%d\n", k, cudyn::NvrtcSourceName(c.source), k,
-                c.min_driver);
+                cudyn::ToolkitRejectionName(cudyn::kNvrtcTraits, c.rejection), c.version, k,
+                c.reason.c_str());
+    std::printf("source.%zu=%s\nmin_driver.%zu=%d\n", k, SourceName(c.source), k, c.min_driver);
   }
   int native = 0;
   for (int e = 0; e < cudyn::kNvrtcEntryCount; ++e) {
     native += n->Resolve(e) != nullptr;
-    std::printf("status.%s=%s\n", std::string(cudyn::NvrtcSymbol(e)).c_str(),
+    std::printf("status.%s=%s\n", std::string(cudyn::kNvrtcTraits.symbols[e]).c_str(),
                 cudyn::EntryStatusName(n->status(e)));
   }
   std::printf("native=%d\nmissing=%d\nmissing_result=%d\n", native, n->BindAll(),
@@ -295,9 +301,9 @@ TEST(NvrtcOnRealDrivers, TheDefaultSearchsNamesAreRefusedBeforeDlopen) {
   ASSERT_FALSE(r["real_path"].empty());
   EXPECT_EQ(r["mapped_nvrtc"], r["real_path"]);
   cudyn::testing::ExpectRefusedUnloadedByName(r, "libnvrtc.so.13", "ptx_too_new", 13000,
-                                              ") emits PTX ISA");
+                                              ": emits PTX ISA 9.0)");
   cudyn::testing::ExpectRefusedUnloadedByName(r, "libnvrtc.so.12", "ptx_too_new", 12000,
-                                              ") emits PTX ISA");
+                                              ": emits PTX ISA 8.0)");
   // Unclamped (535: CUDA 12.2) libnvrtc.so.13 is still refused by its name, but libnvrtc.so.12 is
   // not (12.0-12.2 would do): the 12.5 the default search finds is loaded, refused by its version
   // (PTX 8.5 > 8.2) and stays mapped beside the 11.8 taken; 13.0 is never mapped.
@@ -432,7 +438,10 @@ TEST(NvrtcDropin, A13ProgramGetsPtxEachRealDriverLoads) {
       EXPECT_EQ(r["version_rc"], "11");  // NVRTC_ERROR_INTERNAL_ERROR: none the driver can use
       EXPECT_EQ(r["create_rc"], "11");
       EXPECT_EQ(r["pch_heap_rc"], "11");
-      EXPECT_NE(r["error_string"].find("no NVRTC"), std::string::npos) << r["error_string"];
+      // cudyn's own text for a string-returning entry when no library was found.
+      EXPECT_NE(r["error_string"].find("no release of this library that the driver runs"),
+                std::string::npos)
+          << r["error_string"];
     } else {
       EXPECT_EQ(r["version_rc"], "0");
       EXPECT_EQ(r["compile_rc"], "0");
@@ -510,8 +519,14 @@ TEST(CheckNvrtc, ListsTheCandidatesAndThePickForEachDriver) {
       EXPECT_GE(too_new, 4);
     } else {
       EXPECT_EQ(code, 0);
-      EXPECT_EQ(j["picked"]["nvrtc_version"], v == "11.2" ? 11020 : 11080);
-      EXPECT_EQ(j["picked"]["ptx_isa"], IsaOf(kIsaOf.at(v)));
+      const int picked_version = v == "11.2" ? 11020 : 11080;
+      EXPECT_EQ(j["picked"]["nvrtc_version"], picked_version);
+      // The ISA it emits (no longer a field of its own: its release's, NvrtcPtxIsa), and the
+      // oldest driver that JITs it, which this one is not older than.
+      EXPECT_EQ(j["picked"]["release"], picked_version);
+      EXPECT_EQ(cudyn::NvrtcPtxIsa(j["picked"]["release"].get<int>()), IsaOf(kIsaOf.at(v)));
+      EXPECT_EQ(j["picked"]["min_driver"], cudyn::NvrtcMinDriver(picked_version));
+      EXPECT_LE(j["picked"]["min_driver"].get<int>(), d.cuda);
       EXPECT_GE(too_new, 2);  // at least 13.0 and 12.5 refused
     }
   }
@@ -522,10 +537,15 @@ TEST(CheckNvrtc, ListsTheCandidatesAndThePickForEachDriver) {
   EXPECT_EQ(code, 0);
   EXPECT_NE(text.find("refused  "), std::string::npos) << text;
   EXPECT_NE(text.find("picked: "), std::string::npos) << text;
-  EXPECT_NE(text.find("libnvrtc.so.11.2 (NVRTC 11.8, PTX 7.8)"), std::string::npos) << text;
+  // The pick (11.8 by its SONAME libnvrtc.so.11.2), and the PTX it emits in its taken line.
+  EXPECT_NE(text.find("libnvrtc.so.11.2 (NVRTC 11.8, CUDA 11.8 release"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("accepted: NVRTC 11.8 (CUDA 11.8 release: emits PTX ISA 7.8)"),
+            std::string::npos)
+      << text;
   // libnvrtc.so.13 of the default search, refused by its name: no version, the reason says why.
-  EXPECT_NE(text.find("refused  libnvrtc.so.13 (default search): NVRTC 13.0+ (SONAME "
-                      "libnvrtc.so.13) emits PTX ISA 9.0"),
+  EXPECT_NE(text.find("refused  libnvrtc.so.13 (default search): NVRTC of CUDA 13.0+ (SONAME "
+                      "libnvrtc.so.13: emits PTX ISA 9.0)"),
             std::string::npos)
       << text;
 }

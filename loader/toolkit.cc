@@ -1,0 +1,486 @@
+// The toolkit library template: discovery, release, acceptance and binding of every library a
+// ToolkitTraits describes. See toolkit.h.
+#include "loader/toolkit.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "loader/core.h"
+#include "loader/cudart_family.h"
+
+namespace cudyn {
+namespace {
+
+// The default driver's effective version, 0 without a usable one.
+int DefaultDriverVersion() {
+  Driver& driver = DefaultDriver();
+  return driver.ok() ? driver.effective_version() : 0;
+}
+
+bool IsExplicit(ToolkitSource source) {
+  return source == ToolkitSource::kOption || source == ToolkitSource::kEnvironment;
+}
+
+}  // namespace
+
+std::string CudaVersionText(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+bool ReadPropertyVersion(const ToolkitTraits& traits, void* handle, void* version_function,
+                         ToolkitVersion* out, std::string* answer) {
+  using GetPropertyFn = int (*)(int, int*);
+  auto get_property = reinterpret_cast<GetPropertyFn>(version_function);
+  int major = -1, minor = -1, patch = -1;
+  const int rc0 = get_property(0, &major), rc1 = get_property(1, &minor),
+            rc2 = get_property(2, &patch);
+  if (rc0 != 0 || rc1 != 0 || rc2 != 0 || major < 1 || major > 99 || minor < 0 || minor > 99 ||
+      patch < 0 || patch > 99) {
+    *answer = std::to_string(rc0) + "/" + std::to_string(rc1) + "/" + std::to_string(rc2) + " (" +
+              std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch) +
+              ")";
+    return false;
+  }
+  out->version = major * 10000 + minor * 100 + patch;
+  if (traits.runtime_version_symbol != nullptr) {
+    using RuntimeVersionFn = size_t (*)();
+    if (auto fn = reinterpret_cast<RuntimeVersionFn>(dlsym(handle, traits.runtime_version_symbol))) {
+      out->runtime_version = static_cast<int>(fn());
+    }
+  }
+  return true;
+}
+
+std::string PropertyVersionText(int version) {
+  return std::to_string(version / 10000) + "." + std::to_string(version % 10000 / 100) + "." +
+         std::to_string(version % 100);
+}
+
+int SonameMajorRelease(const std::string& soname) {
+  const size_t dot = soname.rfind(".so.");
+  if (dot == std::string::npos) return 0;
+  const int major = std::atoi(soname.c_str() + dot + 4);
+  return major >= 1 && major <= 99 ? major * 1000 : 0;
+}
+
+const char* ToolkitSourceName(const ToolkitTraits& traits, ToolkitSource source) {
+  switch (source) {
+    case ToolkitSource::kOption: return "option";
+    case ToolkitSource::kEnvironment: return traits.env_name;
+    case ToolkitSource::kDefaultSearch: return "default search";
+    case ToolkitSource::kCudaHome: return "CUDA_HOME";
+    case ToolkitSource::kPythonWheel: return "python wheel";
+    case ToolkitSource::kWellKnownDirectory: return "well-known directory";
+    case ToolkitSource::kSearchPath: return "search path";
+  }
+  return "unknown";
+}
+
+const char* ToolkitRejectionName(const ToolkitTraits& traits, ToolkitRejection rejection) {
+  switch (rejection) {
+    case ToolkitRejection::kNone: return "accepted";
+    case ToolkitRejection::kIgnoredSecure: return "ignored_secure";
+    case ToolkitRejection::kNotAbsolute: return "not_absolute";
+    case ToolkitRejection::kUnloadableFile: return "unloadable_file";
+    case ToolkitRejection::kNotLoaded: return "not_loaded";
+    case ToolkitRejection::kDlopenFailed: return "dlopen_failed";
+    case ToolkitRejection::kIsCudyn: return "is_cudyn";
+    case ToolkitRejection::kNotTheLibrary: return traits.not_the_library;
+    case ToolkitRejection::kDriverTooOld: return traits.too_new;
+  }
+  return "unknown";
+}
+
+std::vector<std::string> ToolkitSonames(const ToolkitTraits& traits) {
+  std::vector<std::string> out;
+  for (int i = traits.release_count; i-- > 0;) {
+    const std::string soname = traits.releases[i].soname;
+    if (std::find(out.begin(), out.end(), soname) == out.end()) out.push_back(soname);
+  }
+  return out;
+}
+
+std::vector<PlannedToolkit> ToolkitSearchPlan(const ToolkitTraits& traits,
+                                              const std::string& root) {
+  const internal::SearchInputs inputs = internal::ReadSearchInputs(root);
+  std::vector<PlannedToolkit> plan;
+  for (const std::string& soname : ToolkitSonames(traits)) {
+    // The wheels of CUDA 13 install nvidia/cu13/lib, the older ones their own directory: a SONAME
+    // held by releases of both (libcurand.so.10) is looked for in both.
+    std::vector<std::string> wheels;
+    for (int i = traits.release_count; i-- > 0;) {
+      const ToolkitReleaseRow& row = traits.releases[i];
+      if (soname != row.soname) continue;
+      const std::string wheel = row.release >= 13000
+                                    ? "/nvidia/cu" + std::to_string(row.release / 1000) + "/lib"
+                                    : std::string(traits.wheel_before_13);
+      if (std::find(wheels.begin(), wheels.end(), wheel) == wheels.end()) wheels.push_back(wheel);
+    }
+    for (size_t w = 0; w < wheels.size(); ++w) {
+      for (const internal::SearchDirectory& d : internal::SearchDirectories(inputs, wheels[w])) {
+        // The places other than the wheel are the same for every wheel layout: listed once.
+        if (w > 0 && d.place != internal::SearchPlace::kPythonWheel) continue;
+        PlannedToolkit planned{
+            d.place == internal::SearchPlace::kDefaultSearch ? soname : d.dir + "/" + soname,
+            internal::SourceFor<ToolkitSource>(d.place)};
+        if (w > 0) {
+          // After the first layout's wheel directories, before whatever follows them.
+          auto after = std::find_if(plan.rbegin(), plan.rend(), [&](const PlannedToolkit& p) {
+            return p.source == ToolkitSource::kPythonWheel;
+          });
+          plan.insert(after.base(), std::move(planned));
+        } else {
+          plan.push_back(std::move(planned));
+        }
+      }
+    }
+  }
+  return plan;
+}
+
+const ToolkitReleaseRow* FindToolkitRelease(const ToolkitTraits& traits, int release) {
+  for (int i = 0; i < traits.release_count; ++i) {
+    if (traits.releases[i].release == release) return &traits.releases[i];
+  }
+  return nullptr;
+}
+
+int ToolkitMinDriver(const ToolkitTraits& traits, int release) {
+  if (traits.min_driver != nullptr) return traits.min_driver(release);
+  return CudartFamilyMinDriver(release / 1000, 0);
+}
+
+namespace {
+
+std::string Requirement(const ToolkitTraits& traits, int release) {
+  if (traits.requirement != nullptr) return traits.requirement(release);
+  return "the CUDA " + std::to_string(release / 1000) + " runtime inside";
+}
+
+// The release whose facts bind a library of `version`: the newest known release whose version
+// is at or below it, else the oldest.
+int ReleaseOf(const ToolkitTraits& traits, const ToolkitVersion& version) {
+  if (traits.release_of != nullptr) return traits.release_of(traits, version);
+  int best = 0, best_version = -1;
+  for (int i = 0; i < traits.release_count; ++i) {
+    const ToolkitReleaseRow& row = traits.releases[i];
+    if (row.library_version <= version.version && row.library_version >= best_version) {
+      best = row.release;
+      best_version = row.library_version;
+    }
+  }
+  return best != 0 ? best : traits.releases[0].release;
+}
+
+// Why no release under `soname` can serve a driver of `driver_version`, found without loading:
+// every known release under it needs a newer driver (a SONAME the facts do not know: the oldest
+// release the traits say it can hold).
+std::optional<internal::SonameRefusal> RefuseSoname(const ToolkitTraits& traits,
+                                                    const std::string& soname,
+                                                    int driver_version) {
+  int oldest = 0;
+  if (traits.oldest_release_of_soname != nullptr) {
+    oldest = traits.oldest_release_of_soname(soname);
+  } else {
+    for (int i = 0; i < traits.release_count; ++i) {
+      const ToolkitReleaseRow& row = traits.releases[i];
+      if (soname == row.soname && (oldest == 0 || row.release < oldest)) oldest = row.release;
+    }
+  }
+  if (oldest == 0) return std::nullopt;
+  const int needs = ToolkitMinDriver(traits, oldest);
+  if (driver_version >= needs) return std::nullopt;
+  internal::SonameRefusal refusal;
+  refusal.reason = std::string(traits.name) + " of CUDA " + CudaVersionText(oldest) +
+                   "+ (SONAME " + soname + ": " + Requirement(traits, oldest) +
+                   ") runs on CUDA " + CudaVersionText(needs) + "+ drivers: the driver (CUDA " +
+                   CudaVersionText(driver_version) + ") is too old for it (not loaded)";
+  refusal.min_driver = needs;
+  return refusal;
+}
+
+// The library's identity for the core's open step.
+constexpr internal::LibraryIdentity IdentityOf(const ToolkitTraits& traits) {
+  return {traits.version_symbol, traits.cudyn_marker};
+}
+
+}  // namespace
+
+// The binding rules, for the core's entry table (loader/core.h).
+struct Toolkit::Policy {
+  static internal::Binding Bind(void* self, int index, internal::BindMode) {
+    Toolkit& t = *static_cast<Toolkit*>(self);
+    const ToolkitRuleRow* rule = t.RuleFor(index);
+    if (rule == nullptr) return internal::Binding();
+    internal::Binding binding = internal::BindFirstExported(t.handle_, rule->candidates);
+    // Not exported by the release whose facts apply: a newer release than the facts know may
+    // export it under its own name (never one the facts say is declared otherwise).
+    if (binding.fn == nullptr && rule->candidates[0] == '\0' && !rule->exported) {
+      const std::string own(t.symbol(index));
+      void* fn = dlsym(t.handle_, own.c_str());
+      if (fn != nullptr && !internal::IsCudynFunction(fn)) {
+        binding.fn = fn;
+        binding.status = internal::SlotState::kNative;
+      }
+    }
+    return binding;
+  }
+  static std::string MissingText(const void* self, int index) {
+    return static_cast<const Toolkit*>(self)->MissingText(index);
+  }
+  static std::string AdapterText(const void*, int) { return std::string(); }
+  static const internal::LibraryPolicy kPolicy;
+};
+
+const internal::LibraryPolicy Toolkit::Policy::kPolicy = {
+    &Toolkit::Policy::Bind, &Toolkit::Policy::MissingText, &Toolkit::Policy::AdapterText};
+
+Toolkit::Toolkit(const ToolkitTraits& traits)
+    : traits_(traits), error_(traits.no_library_status) {}
+
+// The library stays loaded: a refused or released one would leak its libstdc++'s pool, and
+// threads or handlers it started may outlive us.
+Toolkit::~Toolkit() = default;
+
+std::unique_ptr<Toolkit> Toolkit::Open(const ToolkitTraits& traits,
+                                       const ToolkitOptions& options) {
+  return OpenWith(traits, options, nullptr);
+}
+
+std::unique_ptr<Toolkit> Toolkit::OpenWith(const ToolkitTraits& traits,
+                                           const ToolkitOptions& options,
+                                           std::atomic<void*>* slots) noexcept {
+  std::unique_ptr<Toolkit> t(new (std::nothrow) Toolkit(traits));
+  if (t == nullptr) return nullptr;
+  t->table_ = internal::EntryTable::Create(traits.entry_count, slots, &Policy::kPolicy, t.get());
+  if (t->table_ == nullptr) return nullptr;
+  t->slots_ = t->table_->slots();
+  Toolkit* raw = t.get();
+  if (!raw->table_->RunDiscovery([&] { raw->Discover(options); },
+                                 "cudyn: library discovery failed (out of memory)")) {
+    raw->error_ = traits.no_library_status;
+  }
+  raw->table_->set_open(raw->ok());
+  return t;
+}
+
+Toolkit* Toolkit::OpenDefault(const ToolkitTraits& traits, std::atomic<void*>* slots,
+                              void* unopened_storage) noexcept {
+  ToolkitOptions options;
+  options.use_environment = true;
+  if (Toolkit* t = OpenWith(traits, options, slots).release()) return t;
+  // Out of memory at open: every call answers the library's "no library" status. Leaked on
+  // purpose, as the opened ones (trampolines may run from other libraries' destructors at exit).
+  Toolkit* unopened = new (unopened_storage) Toolkit(traits);
+  unopened->slots_ = slots;
+  return unopened;
+}
+
+void Toolkit::AddWarning(std::string text) {
+  warnings_.push_back(std::move(text));
+  internal::Warn(warnings_.back());
+}
+
+// A searched candidate: refused by its SONAME before dlopen when there is a driver, else loaded
+// and judged. An explicit one is always loaded (TryCandidate).
+bool Toolkit::JudgeSearched(const std::string& path, ToolkitSource source) {
+  if (driver_version_ > 0) {
+    const std::string soname =
+        internal::CandidateSoname(path, source == ToolkitSource::kDefaultSearch);
+    std::optional<internal::SonameRefusal> refused;
+    if (!soname.empty()) refused = RefuseSoname(traits_, soname, driver_version_);
+    if (refused) {
+      ToolkitCandidate& c = internal::AddCandidate(&candidates_, path, source,
+                                                   ToolkitRejection::kDriverTooOld,
+                                                   std::move(refused->reason));
+      c.min_driver = refused->min_driver;
+      return false;
+    }
+  }
+  return TryCandidate(path, source);
+}
+
+// The driver's version after the clamp decides, an explicit path is the only one tried, else the
+// SONAMEs newest first are searched (the test-only search_paths, or the shared search plan, each
+// file judged once) and the first acceptable file is taken. A searched candidate refused by its
+// SONAME is never loaded (dlopen'ing it to judge it would map it for good: a cuBLAS is ~0.6 s and
+// 550 MB of mappings, and its runtime may have registered exit handlers).
+void Toolkit::Discover(const ToolkitOptions& options) {
+  if (options.use_environment) {
+    std::string log_warning = internal::ConfigureLogFromEnvironment();
+    if (!log_warning.empty()) warnings_.push_back(log_warning);
+  }
+  const std::optional<int> clamp =
+      internal::ChooseClamp(options.max_cuda_version, options.use_environment, nullptr);
+  driver_version_ = options.driver_version ? *options.driver_version : DefaultDriverVersion();
+  if (clamp && driver_version_ > 0 && *clamp < driver_version_) driver_version_ = *clamp;
+
+  const std::optional<bool> explicit_accepted = internal::TryExplicitPath(
+      options.path, options.use_environment, traits_.env_name, &candidates_, &warnings_,
+      [this](const std::string& path, ToolkitSource source) { return TryCandidate(path, source); });
+  bool accepted = explicit_accepted.value_or(false);
+  if (!explicit_accepted) {
+    if (driver_version_ == 0) {
+      warnings_.push_back(std::string("no usable NVIDIA driver: taking the newest ") +
+                          traits_.name + " found");
+    }
+    if (options.search_paths) {
+      for (const std::string& soname : ToolkitSonames(traits_)) {
+        for (const std::string& dir : *options.search_paths) {
+          const std::string file = dir + "/" + soname;
+          if (!accepted && internal::FileExists(file)) {
+            accepted = JudgeSearched(file, ToolkitSource::kSearchPath);
+          }
+        }
+      }
+    } else {
+      // A file reached again under another name (/usr/local/cuda -> cuda-13.0, targets/...) was
+      // already judged: it is not tried twice.
+      std::vector<std::string> tried;
+      for (const PlannedToolkit& planned : ToolkitSearchPlan(traits_)) {
+        if (accepted) break;
+        if (planned.source != ToolkitSource::kDefaultSearch) {
+          if (!internal::FileExists(planned.path)) continue;
+          const std::string real = internal::RealPath(planned.path);
+          if (std::find(tried.begin(), tried.end(), real) != tried.end()) continue;
+        }
+        accepted = JudgeSearched(planned.path, planned.source);
+        // (A bare name refused unloaded names no file.)
+        if (!candidates_.empty() && candidates_.back().path.find('/') != std::string::npos) {
+          tried.push_back(internal::RealPath(candidates_.back().path));
+        }
+      }
+    }
+  }
+  for (const std::string& w : warnings_) internal::Warn(w);
+  if (!accepted) {
+    error_ = traits_.no_library_status;
+    table_->SetLastError("cudyn: no usable " + std::string(traits_.name) + " (" + traits_.file +
+                         ") for this driver (CUDA " + CudaVersionText(driver_version_) +
+                         "); tried:" +
+                         internal::TriedText(candidates_, [this](ToolkitSource s) {
+                           return ToolkitSourceName(traits_, s);
+                         }));
+    internal::Warn(table_->last_error());
+    return;
+  }
+  error_ = 0;
+  internal::LogAt(internal::LogLevel::kInfo, traits_.name, " ", path_, " (found by ",
+                  ToolkitSourceName(traits_, found_by_), "), version ",
+                  traits_.version_text(version_.version), ", CUDA ",
+                  CudaVersionText(release_), ", driver ", driver_version_, ", ", companion_);
+}
+
+bool Toolkit::TryCandidate(const std::string& path, ToolkitSource source) {
+  // What must be loaded before it, by its path (cuBLAS's libcublasLt): our handle is closed
+  // whatever the outcome; an accepted (or refused but loaded) library holds it as a dependency.
+  struct BeforeHandle {
+    void* handle;
+    ~BeforeHandle() {
+      if (handle != nullptr) dlclose(handle);
+    }
+  } before{traits_.open_before != nullptr ? traits_.open_before(path) : nullptr};
+  internal::OpenedLibrary opened = internal::OpenCandidate(path, false, IdentityOf(traits_));
+  if (internal::RecordOpenRefusal(
+          &opened, path, source, ToolkitRejection::kNotTheLibrary,
+          ("exports no " + std::string(traits_.version_symbol) + ": not a " + traits_.name +
+           " library")
+              .c_str(),
+          &candidates_)) {
+    return false;
+  }
+  ToolkitVersion version;
+  std::string answer;
+  if (!traits_.read_version(traits_, opened.handle, opened.version_function, &version, &answer)) {
+    internal::AddCandidate(&candidates_, opened.loaded_path, source,
+                           ToolkitRejection::kNotTheLibrary,
+                           std::string(traits_.version_symbol) + " answered " + answer);
+    return false;  // stays loaded, unused (RTLD_LOCAL: nothing binds to it)
+  }
+  const int release = ReleaseOf(traits_, version);
+  const int needs = ToolkitMinDriver(traits_, release);
+  const std::string what =
+      std::string(traits_.name) + " " + traits_.version_text(version.version) + " (CUDA " +
+      CudaVersionText(release) + " release: " + Requirement(traits_, release) +
+      (version.runtime_version > 0 ? ", built with " + CudaVersionText(version.runtime_version)
+                                   : std::string()) +
+      ") runs on CUDA " + CudaVersionText(needs) + "+ drivers";
+  auto record = [&](ToolkitRejection rejection, std::string reason) -> ToolkitCandidate& {
+    ToolkitCandidate& c = internal::AddCandidate(&candidates_, opened.loaded_path, source,
+                                                 rejection, std::move(reason));
+    c.version = version.version;
+    c.runtime_version = version.runtime_version;
+    c.release = release;
+    c.min_driver = needs;
+    return c;
+  };
+  if (driver_version_ > 0 && driver_version_ < needs) {
+    const std::string why =
+        what + ": the driver (CUDA " + CudaVersionText(driver_version_) + ") is too old for it";
+    if (!IsExplicit(source)) {
+      record(ToolkitRejection::kDriverTooOld, why);
+      return false;  // stays loaded, unused
+    }
+    AddWarning("explicit " + std::string(traits_.name) + " taken although " + why);
+  }
+  handle_ = opened.handle;
+  path_ = opened.loaded_path;
+  found_by_ = source;
+  version_ = version;
+  release_ = release;
+  if (traits_.after_accept != nullptr) companion_ = traits_.after_accept(*this, before.handle != nullptr);
+  record(ToolkitRejection::kNone,
+         "accepted: " + what +
+             (driver_version_ > 0 ? ", the driver is CUDA " + CudaVersionText(driver_version_)
+                                  : std::string(", no driver to compare with")))
+      .companion = companion_;
+  return true;
+}
+
+const ToolkitRuleRow* Toolkit::RuleFor(int index) const {
+  // The rules of the newest known release at or below the chosen one, else the oldest.
+  int rules_release = 0;
+  for (int i = 0; i < traits_.release_count; ++i) {
+    const int r = traits_.releases[i].release;
+    if (r <= release_ && r > rules_release) rules_release = r;
+  }
+  if (rules_release == 0 && traits_.release_count > 0) rules_release = traits_.releases[0].release;
+  for (int i = 0; i < traits_.rule_count; ++i) {
+    const ToolkitRuleRow& r = traits_.rules[i];
+    if (r.index == index && r.release == rules_release) return &r;
+  }
+  return nullptr;
+}
+
+std::string_view Toolkit::symbol(int index) const {
+  return index >= 0 && index < traits_.entry_count ? traits_.symbols[index] : std::string_view();
+}
+
+void* Toolkit::ResolveSlow(int index) noexcept {
+  return table_ != nullptr ? table_->ResolveSlow(index, internal::BindMode::kCall) : nullptr;
+}
+
+int Toolkit::BindAll() { return table_ != nullptr ? table_->BindAll() : traits_.entry_count; }
+
+EntryStatus Toolkit::status(int index) const {
+  if (table_ != nullptr) return static_cast<EntryStatus>(table_->status(index));
+  return index >= 0 && index < traits_.entry_count ? EntryStatus::kMissing : EntryStatus::kUnbound;
+}
+
+std::string Toolkit::MissingText(int index) const {
+  const ToolkitRuleRow* rule = RuleFor(index);
+  return "cudyn: " + std::string(symbol(index)) + " is not provided by " + path_ + " (" +
+         traits_.name + " " + traits_.version_text(version_.version) + "): " +
+         (rule != nullptr && rule->reason[0] != '\0' ? rule->reason : "not exported") +
+         "; answering " + traits_.not_supported_name;
+}
+
+std::string Toolkit::last_error() const noexcept {
+  return table_ != nullptr ? table_->last_error() : std::string();
+}
+
+}  // namespace cudyn

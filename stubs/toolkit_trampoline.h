@@ -1,0 +1,95 @@
+// The drop-in of a library on the toolkit template (loader/toolkit.h), for every such library: its
+// generated <lib>_trampolines.cc (stubs/gen_cudart_trampolines.py --library) includes the
+// library's header, its loader header and this, then says CUDYN_TOOLKIT_DROPIN once and
+// CUDYN_TOOLKIT_TRAMPOLINE per entry.
+//
+// A trampoline is a typed function with the newest header's name and prototype whose body is a
+// tail call through the entry's slot: exactly `jmp *cudyn_<lib>_stub_slots+8*index(%rip)`. Every
+// slot starts at the entry's binding thunk: the first call opens the library through its default
+// instance (nothing is opened before it) and binds the entry; a missing entry keeps its thunk and
+// answers the library's "not supported" status (its "no library" status when nothing the driver
+// runs was found), logging once. Entries returning text answer cudyn's own text, void ones
+// nothing, others a zero value.
+#ifndef CUDYN_STUBS_TOOLKIT_TRAMPOLINE_H_
+#define CUDYN_STUBS_TOOLKIT_TRAMPOLINE_H_
+
+#include <type_traits>
+
+#include "loader/toolkit.h"
+
+#if defined(CUDYN_EMBED)
+#define CUDYN_TOOLKIT_API __attribute__((visibility("hidden")))
+#define CUDYN_TOOLKIT_ASM_VISIBILITY(symbol) ".hidden " #symbol "\n"
+#else
+#define CUDYN_TOOLKIT_API __attribute__((visibility("default")))
+#define CUDYN_TOOLKIT_ASM_VISIBILITY(symbol)
+#endif
+
+namespace cudyn {
+// What a call of a missing entry of `library` returns: its not-supported status, or its
+// no-library status when none was found.
+inline int ToolkitStubMissingStatus(Toolkit& library) { return library.missing_result(); }
+// Binds `index` of `library` into `slots`; nullptr when missing (the slot keeps the thunk).
+inline void* BindToolkitStubSlot(Toolkit& library, void** slots, int index) {
+  void* fn = library.ResolveSlow(index);
+  if (fn != nullptr) __atomic_store_n(&slots[index], fn, __ATOMIC_RELEASE);
+  return fn;
+}
+}  // namespace cudyn
+
+// The library's part, once per drop-in: its slot array, its missing answers and the marker by
+// which the loader recognises (and refuses) the drop-in installed under the library's name.
+#define CUDYN_TOOLKIT_DROPIN(lib, Name, status_type)                                            \
+  extern "C" __attribute__((visibility("hidden"))) void*                                        \
+      cudyn_##lib##_stub_slots[::cudyn::k##Name##EntryCount];                                   \
+  template <typename Ret>                                                                       \
+  static inline Ret CudynMissing##Name() {                                                      \
+    if constexpr (std::is_void_v<Ret>) {                                                        \
+      return;                                                                                   \
+    } else if constexpr (std::is_same_v<Ret, status_type>) {                                    \
+      return static_cast<status_type>(                                                          \
+          ::cudyn::ToolkitStubMissingStatus(::cudyn::Default##Name()));                         \
+    } else if constexpr (std::is_same_v<Ret, const char*>) {                                    \
+      return ::cudyn::Default##Name().ok()                                                      \
+                 ? "cudyn: this library release does not provide the function"                 \
+                 : "cudyn: no release of this library that the driver runs was found";          \
+    } else {                                                                                    \
+      return Ret{};                                                                             \
+    }                                                                                           \
+  }                                                                                             \
+  extern "C" CUDYN_TOOLKIT_API int cudyn##Name##EntryCount(void) {                              \
+    return ::cudyn::k##Name##EntryCount;                                                        \
+  }
+
+#define CUDYN_TOOLKIT_BIND_THUNK(lib, Name, index, ret, symbol, params, args)            \
+  static __attribute__((noinline, cold, used)) ret cudyn_##lib##_bind_##symbol params {  \
+    void* cudyn_fn_ = ::cudyn::BindToolkitStubSlot(::cudyn::Default##Name(),             \
+                                                   cudyn_##lib##_stub_slots, index);     \
+    if (cudyn_fn_ == nullptr) return CudynMissing##Name<ret>();                          \
+    return reinterpret_cast<ret(*) params>(cudyn_fn_) args;                             \
+  }
+
+#if defined(__x86_64__) && defined(__ELF__)
+#define CUDYN_TOOLKIT_TRAMPOLINE(lib, Name, index, ret, symbol, params, args)  \
+  CUDYN_TOOLKIT_BIND_THUNK(lib, Name, index, ret, symbol, params, args)        \
+  extern "C" CUDYN_TOOLKIT_API ret symbol params;                              \
+  __asm__(".text\n"                                                            \
+          ".globl " #symbol "\n" CUDYN_TOOLKIT_ASM_VISIBILITY(symbol)          \
+          ".type " #symbol ", @function\n"                                     \
+          ".p2align 3\n" #symbol ":\n"                                         \
+          "  jmp *(cudyn_" #lib "_stub_slots + 8 * " #index ")(%rip)\n"        \
+          ".size " #symbol ", . - " #symbol "\n");
+#else
+#define CUDYN_TOOLKIT_TRAMPOLINE(lib, Name, index, ret, symbol, params, args)                    \
+  CUDYN_TOOLKIT_BIND_THUNK(lib, Name, index, ret, symbol, params, args)                          \
+  extern "C" CUDYN_TOOLKIT_API __attribute__((no_sanitize("address", "thread", "undefined"))) ret \
+  symbol params {                                                                                \
+    return reinterpret_cast<ret(*) params>(                                                      \
+        __atomic_load_n(&::cudyn_##lib##_stub_slots[index], __ATOMIC_RELAXED)) args;             \
+  }
+#endif
+
+#define CUDYN_TOOLKIT_SLOT_THUNK(lib, index, symbol) \
+  reinterpret_cast<void*>(&cudyn_##lib##_bind_##symbol),
+
+#endif  // CUDYN_STUBS_TOOLKIT_TRAMPOLINE_H_
