@@ -1,4 +1,15 @@
-// cuBLAS's traits for the toolkit library template. See cublas.h.
+// cuBLAS (libcublas) on the toolkit library template (loader/toolkit.h): the newest cuBLAS whose
+// CUDA major the driver in front of the program runs, every entry of the 13.0 cublas_v2.h
+// (version_tables/cublas_api_table.tsv) bound to that cuBLAS's own function.
+//  * Status: CUBLAS_STATUS_NOT_INITIALIZED (1) when no cuBLAS the driver runs was found (what
+//    cublasCreate answers when the CUDA side cannot start); CUBLAS_STATUS_NOT_SUPPORTED (15) for an
+//    entry the chosen cuBLAS lacks (the _64 variants before 12.x, the 13.x emulation calls before 13).
+//  * Version: cublasGetProperty (130100 for 13.1.0) and cublasGetCudartVersion; cuBLAS of major M
+//    embeds the CUDA M runtime, so it runs on any CUDA M.0+ driver (loader/cudart_family.h).
+//  * libcublasLt: every real libcublas needs libcublasLt.so.<major> by bare name, and its RUNPATH
+//    $ORIGIN comes after LD_LIBRARY_PATH: the one beside a cuBLAS file is dlopen'ed by its path
+//    first, so the cuBLAS binds its own. companion() names the libcublasLt the process has, with a
+//    warning when it is not the one beside the cuBLAS (one of that SONAME was loaded before).
 #include "loader/cublas.h"
 
 #include <dlfcn.h>
@@ -68,25 +79,9 @@ int CublasRelease(const ToolkitTraits& traits, const ToolkitVersion& version) {
 }
 
 constexpr ToolkitTraits MakeTraits() {
-  ToolkitTraits t{};
-  t.name = "cuBLAS";
-  t.library = "cublas";
-  t.file = "libcublas";
-  t.env_name = "CUDYN_CUBLAS_PATH";
-  t.wheel_before_13 = "/nvidia/cublas/lib";
-  t.version_symbol = "cublasGetProperty";
-  t.cudyn_marker = "cudynCublasEntryCount";
-  t.not_the_library = "not_cublas";
-  t.too_new = "driver_too_old";
-  t.no_library_status = kCublasStatusNotInitialized;
-  t.not_supported_status = kCublasStatusNotSupported;
-  t.not_supported_name = "CUBLAS_STATUS_NOT_SUPPORTED";
+  ToolkitTraits t = BaseCublasTraits();
   CUDYN_TOOLKIT_TABLE(t);
-  t.runtime_version_symbol = "cublasGetCudartVersion";
-  t.read_version = &ReadPropertyVersion;
-  t.version_text = &PropertyVersionText;
   t.release_of = &CublasRelease;
-  t.oldest_release_of_soname = &SonameMajorRelease;
   t.open_before = &OpenCublasLtBeside;
   t.after_accept = &NoteCublasLt;
   return t;

@@ -1,4 +1,19 @@
-// NVRTC's traits for the toolkit library template. See nvrtc.h.
+// NVRTC (libnvrtc) on the toolkit library template (loader/toolkit.h): the newest NVRTC whose PTX
+// the driver in front of the program can JIT, every entry of the 13.0 nvrtc.h
+// (version_tables/nvrtc_api_table.tsv) bound to that NVRTC's own function.
+//  * Status: NVRTC_ERROR_INTERNAL_ERROR (11) when no acceptable NVRTC was found;
+//    NVRTC_ERROR_INVALID_INPUT (3) for an entry the chosen NVRTC lacks (nvrtcGetLTOIR before 12.x,
+//    the PCH functions and nvrtcSetFlowCallback before 13.0): the call cannot be carried out with
+//    what the caller passed, which every caller already handles as a refusal, and it never means
+//    success or "retry". With no NVRTC at all the drop-in's nvrtcGetErrorString answers cudyn's
+//    own text (stubs/toolkit_trampoline.h).
+//  * Acceptance (loader/nvrtc_rule.h): its release's PTX ISA was introduced at or before the
+//    driver's CUDA version (13.0 NVRTC output on a 12.2 driver fails with
+//    CUDA_ERROR_UNSUPPORTED_PTX_VERSION). Version: nvrtcVersion (1000*major + 10*minor).
+//  * Builtins: NVRTC dlopens libnvrtc-builtins.so.<major.minor> by bare name at its first compile
+//    (no RUNPATH in the real libraries), so the copy beside the chosen NVRTC is loaded at open;
+//    otherwise a compile of an NVRTC found outside the linker's search fails with
+//    NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (7). companion() says what was done.
 #include "loader/nvrtc.h"
 
 #include <dlfcn.h>
@@ -14,15 +29,6 @@ namespace {
 #include "version_tables/generated_nvrtc/nvrtc_table.inc"
 
 std::string IsaText(int isa) { return std::to_string(isa / 10) + "." + std::to_string(isa % 10); }
-
-bool ReadNvrtcVersion(const ToolkitTraits&, void*, void* version_function, ToolkitVersion* out,
-                      std::string* answer) {
-  int major = 0, minor = 0;
-  const int rc = reinterpret_cast<int (*)(int*, int*)>(version_function)(&major, &minor);
-  out->version = major * 1000 + minor * 10;
-  *answer = std::to_string(rc) + " (" + std::to_string(major) + "." + std::to_string(minor) + ")";
-  return rc == 0 && internal::IsPlausibleCudaVersion(out->version);
-}
 
 // NVRTC's version is its CUDA release; a release newer than the facts is its own (it may emit an
 // ISA the facts do not know: NvrtcMinDriver answers the release itself).
@@ -69,22 +75,8 @@ std::string LoadBuiltins(Toolkit& nvrtc, bool) {
 }
 
 constexpr ToolkitTraits MakeTraits() {
-  ToolkitTraits t{};
-  t.name = "NVRTC";
-  t.library = "nvrtc";
-  t.file = "libnvrtc";
-  t.env_name = "CUDYN_NVRTC_PATH";
-  t.wheel_before_13 = "/nvidia/cuda_nvrtc/lib";
-  t.version_symbol = "nvrtcVersion";
-  t.cudyn_marker = "cudynNvrtcEntryCount";
-  t.not_the_library = "not_nvrtc";
-  t.too_new = "ptx_too_new";
-  t.no_library_status = kNvrtcErrorInternalError;
-  t.not_supported_status = kNvrtcErrorInvalidInput;
-  t.not_supported_name = "NVRTC_ERROR_INVALID_INPUT";
+  ToolkitTraits t = BaseNvrtcTraits();
   CUDYN_TOOLKIT_TABLE(t);
-  t.read_version = &ReadNvrtcVersion;
-  t.version_text = &CudaVersionText;
   t.release_of = &NvrtcRelease;
   t.min_driver = &NvrtcMinDriver;
   t.requirement = &EmitsIsa;

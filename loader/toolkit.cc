@@ -31,6 +31,20 @@ std::string CudaVersionText(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
+namespace {
+
+void ReadRuntimeVersion(const ToolkitTraits& traits, void* handle, ToolkitVersion* out) {
+  if (traits.runtime_version_symbol == nullptr) return;
+  using RuntimeVersionFn = size_t (*)();
+  if (auto fn = reinterpret_cast<RuntimeVersionFn>(dlsym(handle, traits.runtime_version_symbol))) {
+    out->runtime_version = static_cast<int>(fn());
+  }
+}
+
+bool PlausibleLibraryVersion(int version) { return version > 0 && version < 10000000; }
+
+}  // namespace
+
 bool ReadPropertyVersion(const ToolkitTraits& traits, void* handle, void* version_function,
                          ToolkitVersion* out, std::string* answer) {
   using GetPropertyFn = int (*)(int, int*);
@@ -38,25 +52,59 @@ bool ReadPropertyVersion(const ToolkitTraits& traits, void* handle, void* versio
   int major = -1, minor = -1, patch = -1;
   const int rc0 = get_property(0, &major), rc1 = get_property(1, &minor),
             rc2 = get_property(2, &patch);
+  *answer = std::to_string(rc0) + "/" + std::to_string(rc1) + "/" + std::to_string(rc2) + " (" +
+            std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch) +
+            ")";
   if (rc0 != 0 || rc1 != 0 || rc2 != 0 || major < 1 || major > 99 || minor < 0 || minor > 99 ||
-      patch < 0 || patch > 99) {
-    *answer = std::to_string(rc0) + "/" + std::to_string(rc1) + "/" + std::to_string(rc2) + " (" +
-              std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch) +
-              ")";
+      patch < 0 || patch > 99 || (traits.version_scale == 1000 && minor > 9)) {
     return false;
   }
-  out->version = major * 10000 + minor * 100 + patch;
-  if (traits.runtime_version_symbol != nullptr) {
-    using RuntimeVersionFn = size_t (*)();
-    if (auto fn = reinterpret_cast<RuntimeVersionFn>(dlsym(handle, traits.runtime_version_symbol))) {
-      out->runtime_version = static_cast<int>(fn());
-    }
+  out->version = major * traits.version_scale + minor * 100 + patch;
+  ReadRuntimeVersion(traits, handle, out);
+  return true;
+}
+
+bool ReadIntVersion(const ToolkitTraits& traits, void* handle, void* version_function,
+                    ToolkitVersion* out, std::string* answer) {
+  int version = -1;
+  const int rc = reinterpret_cast<int (*)(int*)>(version_function)(&version);
+  *answer = std::to_string(rc) + " (" + std::to_string(version) + ")";
+  if (rc != 0 || !PlausibleLibraryVersion(version)) return false;
+  out->version = version;
+  ReadRuntimeVersion(traits, handle, out);
+  return true;
+}
+
+bool ReadSizeVersion(const ToolkitTraits& traits, void* handle, void* version_function,
+                     ToolkitVersion* out, std::string* answer) {
+  const size_t version = reinterpret_cast<size_t (*)()>(version_function)();
+  *answer = std::to_string(version);
+  if (version == 0 || version >= 10000000) return false;
+  out->version = static_cast<int>(version);
+  ReadRuntimeVersion(traits, handle, out);
+  return true;
+}
+
+bool ReadMajorMinorVersion(const ToolkitTraits& traits, void* handle, void* version_function,
+                           ToolkitVersion* out, std::string* answer) {
+  int major = 0, minor = 0;
+  const int rc = reinterpret_cast<int (*)(int*, int*)>(version_function)(&major, &minor);
+  out->version = major * 1000 + minor * 10;
+  *answer = std::to_string(rc) + " (" + std::to_string(major) + "." + std::to_string(minor) + ")";
+  if (rc != 0 || minor < 0 || minor > 99 || !internal::IsPlausibleCudaVersion(out->version)) {
+    return false;
   }
+  ReadRuntimeVersion(traits, handle, out);
   return true;
 }
 
 std::string PropertyVersionText(int version) {
   return std::to_string(version / 10000) + "." + std::to_string(version % 10000 / 100) + "." +
+         std::to_string(version % 100);
+}
+
+std::string ThousandsVersionText(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 100) + "." +
          std::to_string(version % 100);
 }
 
@@ -76,6 +124,7 @@ const char* ToolkitSourceName(const ToolkitTraits& traits, ToolkitSource source)
     case ToolkitSource::kPythonWheel: return "python wheel";
     case ToolkitSource::kWellKnownDirectory: return "well-known directory";
     case ToolkitSource::kSearchPath: return "search path";
+    case ToolkitSource::kLibraryPath: return "LD_LIBRARY_PATH";
   }
   return "unknown";
 }
@@ -107,6 +156,21 @@ std::vector<std::string> ToolkitSonames(const ToolkitTraits& traits) {
 std::vector<PlannedToolkit> ToolkitSearchPlan(const ToolkitTraits& traits,
                                               const std::string& root) {
   const internal::SearchInputs inputs = internal::ReadSearchInputs(root);
+  // LD_LIBRARY_PATH's directories, tried by path after the default search's bare name: when cudyn's
+  // own drop-in holds a SONAME (`cudyn run` preloads it under the 13.0 release's, which cuRAND 10
+  // and cuSPARSE 12 share with older releases), that name answers the drop-in, and the release the
+  // user offers there is reached only by its path. The dynamic linker ignores the variable under
+  // AT_SECURE; so does this.
+  std::vector<std::string> library_path;
+  if (root.empty() && !internal::IsSecureExecution()) {
+    const std::string value = internal::GetEnv("LD_LIBRARY_PATH");
+    for (size_t start = 0; start <= value.size();) {
+      const size_t end = std::min(value.find_first_of(":;", start), value.size());
+      const std::string dir = value.substr(start, end - start);
+      if (!dir.empty() && dir[0] == '/') library_path.push_back(dir);
+      start = end + 1;
+    }
+  }
   std::vector<PlannedToolkit> plan;
   for (const std::string& soname : ToolkitSonames(traits)) {
     // The wheels of CUDA 13 install nvidia/cu13/lib, the older ones their own directory: a SONAME
@@ -127,6 +191,13 @@ std::vector<PlannedToolkit> ToolkitSearchPlan(const ToolkitTraits& traits,
         PlannedToolkit planned{
             d.place == internal::SearchPlace::kDefaultSearch ? soname : d.dir + "/" + soname,
             internal::SourceFor<ToolkitSource>(d.place)};
+        if (d.place == internal::SearchPlace::kDefaultSearch) {
+          plan.push_back(std::move(planned));
+          for (const std::string& dir : library_path) {
+            plan.push_back({dir + "/" + soname, ToolkitSource::kLibraryPath});
+          }
+          continue;
+        }
         if (w > 0) {
           // After the first layout's wheel directories, before whatever follows them.
           auto after = std::find_if(plan.rbegin(), plan.rend(), [&](const PlannedToolkit& p) {
@@ -156,8 +227,9 @@ int ToolkitMinDriver(const ToolkitTraits& traits, int release) {
 
 namespace {
 
-std::string Requirement(const ToolkitTraits& traits, int release) {
+std::string Requirement(const ToolkitTraits& traits, int release, int runtime_version = 0) {
   if (traits.requirement != nullptr) return traits.requirement(release);
+  if (runtime_version > 0) return "the CUDA " + CudaVersionText(runtime_version) + " runtime inside";
   return "the CUDA " + std::to_string(release / 1000) + " runtime inside";
 }
 
@@ -401,13 +473,20 @@ bool Toolkit::TryCandidate(const std::string& path, ToolkitSource source) {
                            std::string(traits_.version_symbol) + " answered " + answer);
     return false;  // stays loaded, unused (RTLD_LOCAL: nothing binds to it)
   }
-  const int release = ReleaseOf(traits_, version);
-  const int needs = ToolkitMinDriver(traits_, release);
+  // The runtime compiled into it, when its own call does not say (cuRAND, cuSPARSE, ...): what it
+  // needs of the driver is that runtime's (a SONAME and the release facts cannot tell a 12.0
+  // cuRAND from an 11.8 one).
+  if (version.runtime_version == 0 && traits_.runtime_version_symbol == nullptr) {
+    version.runtime_version = std::max(0, internal::CudaRuntimeVersionOfCode(opened.version_function));
+  }
+  int release = ReleaseOf(traits_, version);
+  if (version.runtime_version / 1000 > release / 1000) release = version.runtime_version / 1000 * 1000;
+  const int needs = traits_.min_driver == nullptr && version.runtime_version > 0
+                        ? RuntimeVersionMinDriver(version.runtime_version)
+                        : ToolkitMinDriver(traits_, release);
   const std::string what =
       std::string(traits_.name) + " " + traits_.version_text(version.version) + " (CUDA " +
-      CudaVersionText(release) + " release: " + Requirement(traits_, release) +
-      (version.runtime_version > 0 ? ", built with " + CudaVersionText(version.runtime_version)
-                                   : std::string()) +
+      CudaVersionText(release) + " release: " + Requirement(traits_, release, version.runtime_version) +
       ") runs on CUDA " + CudaVersionText(needs) + "+ drivers";
   auto record = [&](ToolkitRejection rejection, std::string reason) -> ToolkitCandidate& {
     ToolkitCandidate& c = internal::AddCandidate(&candidates_, opened.loaded_path, source,

@@ -12,8 +12,9 @@
 //  * Choice: an explicit path (the option, then CUDYN_<LIB>_PATH; absolute only, ignored under
 //    AT_SECURE) is taken as it is, whatever the driver (a warning when the driver cannot run it).
 //    Otherwise every SONAME of the releases the facts know, newest first, each in every place of
-//    the shared search (loader/core.h SearchDirectories: default search, $CUDA_HOME/$CUDA_PATH, the
-//    wheel layouts, $CONDA_PREFIX, toolkits, distribution directories), each file judged once
+//    the shared search (loader/core.h SearchDirectories: default search, then each LD_LIBRARY_PATH
+//    directory by path, $CUDA_HOME/$CUDA_PATH, the wheel layouts, $CONDA_PREFIX, toolkits,
+//    distribution directories), each file judged once
 //    (realpath), and the first release the driver runs is taken. A SONAME every known release of
 //    which the driver cannot run is refused before dlopen (recorded, never loaded). The driver
 //    version is DefaultDriver()'s effective one (CUDYN_MAX_CUDA_VERSION clamps it). Without a
@@ -56,6 +57,8 @@ enum class ToolkitSource : uint8_t {
   kPythonWheel,         // site-packages/nvidia/..., $CONDA_PREFIX/lib
   kWellKnownDirectory,  // /usr/local/cuda*/lib64, distribution directories
   kSearchPath,          // ToolkitOptions::search_paths (tests)
+  kLibraryPath,         // a directory of LD_LIBRARY_PATH, by path: the default search's bare name
+                        // may be cudyn's own drop-in (preloaded under the same SONAME)
 };
 
 enum class ToolkitRejection : uint8_t {
@@ -107,6 +110,7 @@ struct ToolkitTraits {
   int no_library_status;        // CUBLAS_STATUS_NOT_INITIALIZED
   int not_supported_status;     // CUBLAS_STATUS_NOT_SUPPORTED
   const char* not_supported_name;  // "CUBLAS_STATUS_NOT_SUPPORTED"
+  const char* dropin_soname;       // the 13.0 release's SONAME, the drop-in's for `cudyn run`
 
   // The generated table (version_tables/generated_<lib>/).
   int entry_count;
@@ -117,8 +121,12 @@ struct ToolkitTraits {
   int release_count;
 
   // The function that tells the CUDA runtime it was built with ("cublasGetCudartVersion",
-  // size_t(void)), or null.
+  // size_t(void)), or null (then the runtime compiled into it, when one is, is read from its
+  // code: core.h CudaRuntimeVersionOfCode).
   const char* runtime_version_symbol;
+  // <lib>GetProperty's encoding for ReadPropertyVersion: 10000 (cuBLAS: major*10000 + minor*100
+  // + patch) or 1000 (cuSPARSE, cuSOLVER: major*1000 + minor*100 + patch, their own macros').
+  int version_scale;
 
   // Reads the version of an opened library through `version_function` (its version_symbol's
   // address) and `handle`: false, with `answer` saying what it answered, when it is nonsense.
@@ -128,8 +136,8 @@ struct ToolkitTraits {
   std::string (*version_text)(int version);
   // The CUDA release whose facts bind a library of `version` (null: the release rows' numbers).
   int (*release_of)(const ToolkitTraits& traits, const ToolkitVersion& version);
-  // The oldest driver (CUDA version) that runs a release (null: the release's CUDA major, the
-  // runtime's minor-version compatibility: 12040 -> 12000).
+  // The oldest driver (CUDA version) that runs a release (null: the runtime inside decides when
+  // there is one, its family's M.0 driver; else the release's CUDA major, 12040 -> 12000).
   int (*min_driver)(int release);
   // Why a driver of `driver_version` cannot run it, after ": ", for texts (null: "the CUDA <M>
   // runtime inside").
@@ -194,12 +202,24 @@ int ToolkitMinDriver(const ToolkitTraits& traits, int release);
 // "12.4" for 12040.
 std::string CudaVersionText(int version);
 
-// The version reader of every library with <lib>GetProperty(libraryPropertyType, int*) (MAJOR 0,
-// MINOR 1, PATCH 2): 10000*major + 100*minor + patch, and the runtime_version_symbol's answer.
+// The version readers the libraries share (ToolkitTraits::read_version); each also reads the
+// runtime_version_symbol when the traits name one.
+//   <lib>GetProperty(libraryPropertyType, int*) (MAJOR 0, MINOR 1, PATCH 2), by version_scale.
 bool ReadPropertyVersion(const ToolkitTraits& traits, void* handle, void* version_function,
                          ToolkitVersion* out, std::string* answer);
-// "13.1.0" for 130100.
+//   int <lib>GetVersion(int*) (cuRAND, cuFFT: their own encoding, 10305 for 10.3.5).
+bool ReadIntVersion(const ToolkitTraits& traits, void* handle, void* version_function,
+                    ToolkitVersion* out, std::string* answer);
+//   size_t <lib>GetVersion(void) (cuBLASLt: 130100).
+bool ReadSizeVersion(const ToolkitTraits& traits, void* handle, void* version_function,
+                     ToolkitVersion* out, std::string* answer);
+//   int <lib>Version(int* major, int* minor) (NVRTC, nvJitLink): 1000*major + 10*minor.
+bool ReadMajorMinorVersion(const ToolkitTraits& traits, void* handle, void* version_function,
+                           ToolkitVersion* out, std::string* answer);
+// "13.1.0" for 130100 (version_scale 10000).
 std::string PropertyVersionText(int version);
+// "10.3.5" for 10305 (version_scale 1000).
+std::string ThousandsVersionText(int version);
 // For a library whose SONAME number is its CUDA major (libcublas.so.12): 12000.
 int SonameMajorRelease(const std::string& soname);
 

@@ -63,8 +63,7 @@ def library_dropin(
         soname_13,
         min_trampolines = None,
         forwards = None,
-        header = None,
-        status_type = None,
+        toolkit = None,
         asm_test_args = [],
         asm_test_data = []):
     """The drop-in of one CUDA library API beside the driver's: one table, one rule set.
@@ -87,10 +86,9 @@ def library_dropin(
       soname_13: the 13.0 library's SONAME ("libnvrtc.so.13").
       min_trampolines: the asm test's lower bound on the count of trampolines, if any.
       forwards: for the runtime, the generated forwards table its generator also reads.
-      header: for a library on the toolkit template (loader/toolkit.h), its API header
-        ("cublas_v2.h"): the whole drop-in is then generated (stubs/toolkit_trampoline.h), its
-        version script too (every entry and the marker cudyn<Name>EntryCount).
-      status_type: with header, the library's status type ("cublasStatus_t").
+      toolkit: for a library on the toolkit template (loader/toolkit.h), its TOOLKIT_LIBRARIES
+        entry: the whole drop-in is then generated (stubs/toolkit_trampoline.h), its version
+        script too (every entry and the marker cudyn<Name>EntryCount).
       asm_test_args: extra arguments of the asm test (after the shared library).
       asm_test_data: their data.
     """
@@ -104,7 +102,15 @@ def library_dropin(
         srcs, hdrs = [library + "_shim.cc"], [library + "_trampoline.h"]
     else:
         outs.append(lds)
-        gen_args = "--library %s $(location %s) $(OUTS) %s %s" % (library, entries, header, status_type)
+        gen_args = "--library %s $(location %s) $(OUTS) %s %s %s %s %s" % (
+            library,
+            entries,
+            toolkit.name,
+            toolkit.header,
+            toolkit.status_type,
+            toolkit.no_library[0],
+            toolkit.not_supported[0],
+        )
         gen_srcs = [entries]
         srcs, hdrs = [], ["toolkit_trampoline.h"]
     native.genrule(
@@ -163,7 +169,9 @@ def library_dropin(
     env = {
         "SHIM_OWN": "",
         "SLOT_TABLE": "cudyn_%s_stub_slots" % library,
-        "TRAMPOLINE_PREFIX": "cuda" if library == "cudart" else library,
+        # The first letters every trampoline's name starts with (cudart: cuda*; a library: its
+        # entries' common prefix, e.g. cublasLt, or "_" for nvJitLink's __nvJitLink*_13_0).
+        "TRAMPOLINE_PREFIX": "cuda" if library == "cudart" else (toolkit.trampoline_prefix if hasattr(toolkit, "trampoline_prefix") else library),
     }
     if min_trampolines:
         env["MIN_TRAMPOLINES"] = str(min_trampolines)

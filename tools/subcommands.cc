@@ -1,6 +1,7 @@
 #include "tools/subcommands.h"
 
 #include <algorithm>
+#include <deque>
 #include <string>
 
 #include "loader/toolkit_libraries.h"
@@ -235,13 +236,15 @@ const std::vector<Subcommand>& Subcommands() {
   };
   static const bool kWithLibraries = [] {
     // One subcommand per library on the toolkit template, before `help`; their texts live as
-    // long as the rows (leaked).
+    // long as the rows (leaked, reachable: a deque never moves what it holds).
+    static std::deque<std::string>* const texts = new std::deque<std::string>;
     for (const ToolkitTraits* t : ToolkitLibraries()) {
-      const char* summary = (new std::string(std::string("the ") + t->name +
-                                             " libraries cudyn tries and the one this driver runs"))
-                                ->c_str();
+      texts->push_back(std::string("the ") + t->name +
+                       " libraries cudyn tries and the one this driver runs");
+      const char* summary = texts->back().c_str();
+      texts->push_back(ToolkitHelp(*t));
       Subcommand row{t->library, summary, {"--driver", "--max-cuda-version"}, {},
-                     Positionals::kNone, nullptr, (new std::string(ToolkitHelp(*t)))->c_str()};
+                     Positionals::kNone, nullptr, texts->back().c_str()};
       row.toolkit = t;
       kSubcommands->push_back(std::move(row));
     }

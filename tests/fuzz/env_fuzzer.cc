@@ -108,8 +108,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     nvrtc_options.max_cuda_version = version.value_or(12000);
     cublas_options.max_cuda_version = version.value_or(12000);
   }
-  CheckToolkit(cudyn::kNvrtcTraits, nvrtc_options, nvrtc_path, cudyn::kNvrtcErrorInternalError);
+  CheckToolkit(cudyn::kNvrtcTraits, nvrtc_options, nvrtc_path, cudyn::kNvrtcNoLibrary);
   CheckToolkit(cudyn::kCublasTraits, cublas_options, cublas_path,
-               cudyn::kCublasStatusNotInitialized);
+               cudyn::kCublasNoLibrary);
   return 0;
 }

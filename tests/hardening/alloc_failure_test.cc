@@ -124,9 +124,9 @@ using RuntimeSide = Side<Runtime, RuntimeOptions, &Runtime::Open, &RuntimeOption
                          FakeRuntime, 13000, kCudartEntryCount, kCudartErrorInitFailed,
                          kRuntimeVariable, DefaultRuntime>;
 using NvrtcSide = Side<Toolkit, ToolkitOptions, OpenNvrtc, &ToolkitOptions::path, FakeNvrtc, 12080,
-                       kNvrtcEntryCount, kNvrtcErrorInternalError, kNvrtcVariable, DefaultNvrtc>;
+                       kNvrtcEntryCount, kNvrtcNoLibrary, kNvrtcVariable, DefaultNvrtc>;
 using CublasSide = Side<Toolkit, ToolkitOptions, OpenCublas, &ToolkitOptions::path, FakeCublas,
-                        12080, kCublasEntryCount, kCublasStatusNotInitialized, kCublasVariable,
+                        12080, kCublasEntryCount, kCublasNoLibrary, kCublasVariable,
                         DefaultCublas>;
 
 template <class Side>

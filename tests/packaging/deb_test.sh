@@ -3,9 +3,12 @@
 # private), every shipped ELF needs only glibc/libstdc++ and names no path of the build machine,
 # and the unpacked programs run (cudyn-check on the real 535 driver and a fake, cudyn run).
 #   $1 cudyn_<version>_amd64.deb  $2 a fake driver (CUDA 11.4)  $3 the real 535 libcuda.so.1
+#   $4... <library>=<13.0 SONAME> for every library of TOOLKIT_LIBRARIES (each ships the same files)
 set -uo pipefail
 abs() { [[ $1 == /* ]] && echo "$1" || echo "$PWD/$1"; }
 deb=$(abs "$1") fake=$(abs "$2") real535=$(abs "$3")
+shift 3
+libraries=("$@")
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -49,12 +52,6 @@ expected=$(sort <<EOF2
 ./usr/lib/cmake/cudyn/cudynConfigVersion.cmake
 ./usr/lib/cudyn/cudart/libcudart.so.13
 ./usr/lib/cudyn/libcuda.so.1
-./usr/lib/cudyn/cublas/libcublas.so.13
-./usr/lib/cudyn/nvrtc/libnvrtc.so.13
-./usr/lib/libcudyn_cublas.a
-./usr/lib/libcudyn_cublas.so -> libcudyn_cublas.so.$major
-./usr/lib/libcudyn_cublas.so.$major -> libcudyn_cublas.so.$version
-./usr/lib/libcudyn_cublas.so.$version
 ./usr/lib/libcudyn_cuda.a
 ./usr/lib/libcudyn_cuda.so -> libcudyn_cuda.so.$major
 ./usr/lib/libcudyn_cuda.so.$major -> libcudyn_cuda.so.$version
@@ -63,19 +60,21 @@ expected=$(sort <<EOF2
 ./usr/lib/libcudyn_cudart.so -> libcudyn_cudart.so.$major
 ./usr/lib/libcudyn_cudart.so.$major -> libcudyn_cudart.so.$version
 ./usr/lib/libcudyn_cudart.so.$version
-./usr/lib/libcudyn_nvrtc.a
-./usr/lib/libcudyn_nvrtc.so -> libcudyn_nvrtc.so.$major
-./usr/lib/libcudyn_nvrtc.so.$major -> libcudyn_nvrtc.so.$version
-./usr/lib/libcudyn_nvrtc.so.$version
-./usr/lib/pkgconfig/cudyn-cublas-static.pc
-./usr/lib/pkgconfig/cudyn-cublas.pc
 ./usr/lib/pkgconfig/cudyn-cuda-static.pc
 ./usr/lib/pkgconfig/cudyn-cuda.pc
 ./usr/lib/pkgconfig/cudyn-cudart-static.pc
 ./usr/lib/pkgconfig/cudyn-cudart.pc
-./usr/lib/pkgconfig/cudyn-nvrtc-static.pc
-./usr/lib/pkgconfig/cudyn-nvrtc.pc
 ./usr/share/doc/cudyn/README.md
+$(for entry in "${libraries[@]}"; do
+  lib=${entry%%=*} soname=${entry#*=}
+  echo "./usr/lib/cudyn/$lib/$soname"
+  echo "./usr/lib/libcudyn_$lib.a"
+  echo "./usr/lib/libcudyn_$lib.so -> libcudyn_$lib.so.$major"
+  echo "./usr/lib/libcudyn_$lib.so.$major -> libcudyn_$lib.so.$version"
+  echo "./usr/lib/libcudyn_$lib.so.$version"
+  echo "./usr/lib/pkgconfig/cudyn-$lib-static.pc"
+  echo "./usr/lib/pkgconfig/cudyn-$lib.pc"
+done)
 EOF2
 )
 actual=$(cd "$root" && find . \( -type f -printf '%p\n' \) -o \( -type l -printf '%p -> %l\n' \) | sort)

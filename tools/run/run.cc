@@ -2,7 +2,8 @@
 // --runtime, as its libcudart.so.13).
 //
 //   cudyn run [--max-cuda-version V] [--emulate-driver] [--driver PATH]
-//             [--per-thread-default-stream] [--cudart] [--runtime PATH] [--nvrtc] [--cublas]
+//             [--per-thread-default-stream] [--cudart] [--runtime PATH] [--libraries]
+//             [--nvrtc] [--cublas] [--cufft] ... (every library of TOOLKIT_LIBRARIES)
 //             -- PROGRAM ARGS...
 //
 // The drop-in directory (a directory holding cudyn's shared drop-in as libcuda.so.1) goes first on
@@ -22,16 +23,16 @@
 // both), so the runtime drop-in (SONAME libcudart.so.13) is also preloaded, ahead of the user's
 // LD_PRELOAD: the dynamic linker then answers every later request for libcudart.so.13 with it, and
 // its mapped name contains "libcudart.so" (torch/__init__.py preloads its own runtime only when no
-// mapped file name does). With it (and with --nvrtc / --cublas) the driver drop-in under SONAME
+// mapped file name does). With it (and with any library option) the driver drop-in under SONAME
 // libcuda.so.1 is preloaded first: the library drop-ins open the real driver by its path, and
 // only a libcuda.so.1 loaded before that keeps the real runtime's own driver calls on cudyn.
 //
-// --nvrtc does the same for NVRTC: the NVRTC drop-in directory (DROPIN/nvrtc, cudyn's NVRTC
-// drop-in under SONAME libnvrtc.so.13) goes first on LD_LIBRARY_PATH and the drop-in is preloaded,
-// so a program linked against libnvrtc.so.13 gets the NVRTC cudyn picks inside the program: the
-// newest whose PTX the driver (CUDYN_DRIVER_PATH, handed on as above, and the clamp) can load.
-// --cublas likewise for cuBLAS (DROPIN/cublas, libcublas.so.13): the program gets the newest cuBLAS
-// whose CUDA major that driver runs.
+// --<library> does the same for each library on the toolkit template (loader/toolkit_libraries.h:
+// nvrtc, cublas, cublaslt, cufft, curand, cusparse, cusolver, nvjitlink): its drop-in directory
+// (DROPIN/<library>, cudyn's drop-in under the 13.0 release's SONAME, libnvrtc.so.13,
+// libcufft.so.12, ...) goes first on LD_LIBRARY_PATH and the drop-in is preloaded, so a program
+// linked against the 13.0 library gets the release cudyn picks inside the program for the driver
+// (CUDYN_DRIVER_PATH, handed on as above, and the clamp). --libraries: all of them.
 //
 // Exit status of cudyn itself: 125 (usage, bad option, unusable --driver, setuid), 126 (PROGRAM
 // cannot be executed), 127 (PROGRAM not found) -- as env(1), timeout(1) and docker run do.
@@ -44,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,6 +53,7 @@
 #include <vector>
 
 #include "loader/cudart.h"
+#include "loader/toolkit_libraries.h"
 #include "loader/cudyn.h"
 #include "tools/version/cudyn_version.h"
 
@@ -63,12 +66,6 @@ constexpr const char* kDropinName = "libcuda.so.1";
 // The runtime drop-in: in DROPIN/cudart, under the 13.0 runtime's name (the API it serves).
 constexpr const char* kCudartDropinSubdir = "/cudart";
 constexpr const char* kCudartDropinName = "libcudart.so.13";
-// The NVRTC drop-in: in DROPIN/nvrtc, under the 13.0 NVRTC's name (the nvrtc.h API it serves).
-constexpr const char* kNvrtcDropinSubdir = "/nvrtc";
-constexpr const char* kNvrtcDropinName = "libnvrtc.so.13";
-// The cuBLAS drop-in: in DROPIN/cublas, under the 13.0 cuBLAS's name (the cublas_v2.h API it serves).
-constexpr const char* kCublasDropinSubdir = "/cublas";
-constexpr const char* kCublasDropinName = "libcublas.so.13";
 
 void Usage(FILE* out) {
   fprintf(out,
@@ -99,15 +96,24 @@ void Usage(FILE* out) {
           "                                cudyn's runtime drop-in is preloaded (LD_PRELOAD)\n"
           "  --runtime PATH                the real CUDA runtime to use (CUDYN_CUDART_PATH); implies\n"
           "                                --cudart; default: the one cudyn's loader picks\n"
-          "  --nvrtc                       also be the program's libnvrtc.so.13: the NVRTC whose\n"
-          "                                PTX this driver (and clamp) loads serves it; cudyn's\n"
-          "                                NVRTC drop-in is preloaded (LD_PRELOAD)\n"
-          "  --cublas                      also be the program's libcublas.so.13: the cuBLAS\n"
-          "                                whose CUDA major this driver (and clamp) runs serves\n"
-          "                                it; cudyn's cuBLAS drop-in is preloaded (LD_PRELOAD)\n"
+          "  --libraries                   every library option below\n");
+  for (const cudyn::ToolkitTraits* t : cudyn::ToolkitLibraries()) {
+    fprintf(out, "  --%-27s also be the program's %s: the %s release\n"
+                 "                                this driver (and clamp) runs serves it (preloaded)\n",
+            t->library, t->dropin_soname, t->name);
+  }
+  fprintf(out,
           "\n"
           "exit status: PROGRAM's own; 125 for an error of cudyn run, 126 if PROGRAM cannot be\n"
           "executed, 127 if it is not found.\n");
+}
+
+// The library of a --<library> option ("--cufft"), or null.
+const cudyn::ToolkitTraits* LibraryOption(const std::string& arg) {
+  for (const cudyn::ToolkitTraits* t : cudyn::ToolkitLibraries()) {
+    if (arg == std::string("--") + t->library) return t;
+  }
+  return nullptr;
 }
 
 [[noreturn]] void Fail(const std::string& message) {
@@ -207,8 +213,10 @@ int main(int argc, char** argv) {
   bool per_thread = false;
   bool emulate = false;
   bool cudart = false;
-  bool nvrtc = false;
-  bool cublas = false;
+  std::vector<const cudyn::ToolkitTraits*> libraries;  // --<library>, --libraries
+  auto want = [&](const cudyn::ToolkitTraits* t) {
+    if (std::find(libraries.begin(), libraries.end(), t) == libraries.end()) libraries.push_back(t);
+  };
   std::string runtime;
   std::string dropin_option;
   int i = 2;
@@ -247,10 +255,10 @@ int main(int argc, char** argv) {
       cudart = true;
     } else if (arg == "--cudart") {
       cudart = true;
-    } else if (arg == "--nvrtc") {
-      nvrtc = true;
-    } else if (arg == "--cublas") {
-      cublas = true;
+    } else if (arg == "--libraries") {
+      for (const cudyn::ToolkitTraits* t : cudyn::ToolkitLibraries()) want(t);
+    } else if (const cudyn::ToolkitTraits* t = LibraryOption(arg)) {
+      want(t);
     } else if (arg == "--per-thread-default-stream") {
       per_thread = true;
     } else if (arg == "--emulate-driver") {
@@ -356,24 +364,17 @@ int main(int argc, char** argv) {
     }
   }
 
-  // NVRTC (--nvrtc): chosen inside the program by cudyn's NVRTC loader for the driver handed on.
-  std::string nvrtc_dir;
-  if (nvrtc) {
-    nvrtc_dir = dropin + kNvrtcDropinSubdir;
-    if (!IsFile(nvrtc_dir + "/" + kNvrtcDropinName)) {
-      Fail("cudyn's NVRTC drop-in " + nvrtc_dir + "/" + kNvrtcDropinName +
-           " was not found (--nvrtc needs the install tree's lib/cudyn/nvrtc)");
+  // Each library (--<library>): chosen inside the program by cudyn's loader for the driver handed
+  // on, through its drop-in under the 13.0 release's SONAME.
+  std::vector<std::pair<const cudyn::ToolkitTraits*, std::string>> library_dirs;
+  for (const cudyn::ToolkitTraits* t : libraries) {
+    const std::string dir = dropin + "/" + t->library;
+    if (!IsFile(dir + "/" + t->dropin_soname)) {
+      Fail(std::string("cudyn's ") + t->name + " drop-in " + dir + "/" + t->dropin_soname +
+           " was not found (--" + t->library + " needs the install tree's lib/cudyn/" +
+           t->library + ")");
     }
-  }
-
-  // cuBLAS (--cublas): chosen inside the program by cudyn's cuBLAS loader for the driver handed on.
-  std::string cublas_dir;
-  if (cublas) {
-    cublas_dir = dropin + kCublasDropinSubdir;
-    if (!IsFile(cublas_dir + "/" + kCublasDropinName)) {
-      Fail("cudyn's cuBLAS drop-in " + cublas_dir + "/" + kCublasDropinName +
-           " was not found (--cublas needs the install tree's lib/cudyn/cublas)");
-    }
+    library_dirs.emplace_back(t, dir);
   }
 
   if (user_log) {
@@ -384,8 +385,7 @@ int main(int argc, char** argv) {
 
   const char* old_path = getenv("LD_LIBRARY_PATH");
   std::string first = cudart ? cudart_dir + ":" + dropin : dropin;
-  if (nvrtc) first = nvrtc_dir + ":" + first;
-  if (cublas) first = cublas_dir + ":" + first;
+  for (const auto& [t, dir] : library_dirs) first = dir + ":" + first;
   SetEnv("LD_LIBRARY_PATH", (old_path != nullptr && *old_path != '\0')
                                 ? first + ":" + old_path
                                 : first);
@@ -396,10 +396,13 @@ int main(int argc, char** argv) {
   // the driver drop-in is preloaded first, as -lcuda would load it: every libcuda.so.1 request of
   // the process is then answered by cudyn.
   std::vector<std::pair<std::string, std::string>> preloads;  // (what, path)
-  if (cudart || nvrtc || cublas) preloads.emplace_back("driver", dropin + "/" + kDropinName);
+  if (cudart || !library_dirs.empty()) {
+    preloads.emplace_back("driver", dropin + "/" + kDropinName);
+  }
   if (cudart) preloads.emplace_back("runtime", cudart_dir + "/" + kCudartDropinName);
-  if (nvrtc) preloads.emplace_back("NVRTC", nvrtc_dir + "/" + kNvrtcDropinName);
-  if (cublas) preloads.emplace_back("cuBLAS", cublas_dir + "/" + kCublasDropinName);
+  for (const auto& [t, dir] : library_dirs) {
+    preloads.emplace_back(t->name, dir + "/" + t->dropin_soname);
+  }
   if (!preloads.empty()) {
     std::string preload;
     for (const auto& [what, path] : preloads) {
