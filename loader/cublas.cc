@@ -50,7 +50,11 @@ std::string NoteCublasLt(Toolkit& cublas, bool own_lt) {
       map->l_name[0] != '\0') {
     loaded = map->l_name;
   }
+  // cudyn's own cuBLASLt drop-in (`cudyn run --libraries` preloads it under this SONAME): it
+  // forwards to the release its loader picks by the same rule, so nothing is amiss.
+  const bool cudyn_lt = dlsym(lt, "cudynCublasLtEntryCount") != nullptr;
   dlclose(lt);
+  if (cudyn_lt) return loaded + " (cudyn's cuBLASLt drop-in)";
   const std::string& path = cublas.path();
   const std::string beside = path.substr(0, path.rfind('/') + 1) + name;
   if (path.find('/') != std::string::npos && internal::FileExists(beside) &&

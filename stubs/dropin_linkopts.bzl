@@ -77,6 +77,7 @@ def library_dropin(
                                   preloads and //dist installs as lib/cudyn/L/<soname_13>
       :L_shipped_deps_test        both shared forms need only glibc
       :L_trampoline_asm_test      every trampoline is one jmp through cudyn_L_stub_slots
+      :L_dropin_exports_test      (toolkit) every name any real release exports is exported
     Sources by convention: L_shim.cc, L_trampoline.h, cudyn_L.lds.
 
     Args:
@@ -102,7 +103,8 @@ def library_dropin(
         srcs, hdrs = [library + "_shim.cc"], [library + "_trampoline.h"]
     else:
         outs.append(lds)
-        gen_args = "--library %s $(location %s) $(OUTS) %s %s %s %s %s" % (
+        exports = "//version_tables:%s_exports" % library
+        gen_args = "--library %s $(location %s) $(OUTS) %s %s %s %s %s $(locations %s)" % (
             library,
             entries,
             toolkit.name,
@@ -110,8 +112,9 @@ def library_dropin(
             toolkit.status_type,
             toolkit.no_library[0],
             toolkit.not_supported[0],
+            exports,
         )
-        gen_srcs = [entries]
+        gen_srcs = [entries, exports]
         srcs, hdrs = [], ["toolkit_trampoline.h"]
     native.genrule(
         name = library + "_trampolines",
@@ -166,6 +169,15 @@ def library_dropin(
         ],
         tags = tags,
     )
+    if toolkit:
+        native.sh_test(
+            name = library + "_dropin_exports_test",
+            size = "small",
+            srcs = ["dropin_exports_test.sh"],
+            args = ["$(location :%s)" % shared, "$(locations //version_tables:%s_exports)" % library],
+            data = [":" + shared, "//version_tables:%s_exports" % library],
+            tags = tags,
+        )
     env = {
         "SHIM_OWN": "",
         "SLOT_TABLE": "cudyn_%s_stub_slots" % library,

@@ -21,7 +21,7 @@ drop-in is this one generated file.
 
 Usage: gen_cudart_trampolines.py CUDART_ENTRIES_INC CUDART_FORWARDS_INC OUT_CC
        gen_cudart_trampolines.py --library NAME ENTRIES_INC OUT_CC OUT_LDS TITLE HEADERS STATUS_TYPE
-                                 NO_LIBRARY NOT_SUPPORTED
+                                 NO_LIBRARY NOT_SUPPORTED EXPORTS_TXT...
 """
 import re
 import sys
@@ -48,8 +48,8 @@ def split_top(text):
 FORWARD_COMMON = r"""
   .text
   .p2align 4
-  .type cudyn_cudart_forward_common, @function
-cudyn_cudart_forward_common:
+  .type cudyn_LIB_forward_common, @function
+cudyn_LIB_forward_common:
   pushq %rbp
   movq %rsp, %rbp
   pushq %rdi
@@ -68,7 +68,7 @@ cudyn_cudart_forward_common:
   movdqu %xmm6, 96(%rsp)
   movdqu %xmm7, 112(%rsp)
   movl %eax, %edi
-  call cudyn_cudart_forward_bind
+  call cudyn_LIB_forward_bind
   movdqu 0(%rsp), %xmm0
   movdqu 16(%rsp), %xmm1
   movdqu 32(%rsp), %xmm2
@@ -86,31 +86,46 @@ cudyn_cudart_forward_common:
   popq %rdi
   popq %rbp
   jmpq *%rax
-  .size cudyn_cudart_forward_common, . - cudyn_cudart_forward_common
+  .size cudyn_LIB_forward_common, . - cudyn_LIB_forward_common
 """
 
 
-def forward_asm(i, slot, symbol):
+def forward_common(lib):
+    return FORWARD_COMMON.replace("LIB", lib)
+
+
+def forward_asm(i, slot, symbol, lib="cudart", visibility="CUDYN_CUDART_VISIBILITY"):
     return "\n".join([
         '".text\\n"',
-        '".globl %s\\n" CUDYN_CUDART_VISIBILITY(%s)' % (symbol, symbol),
+        '".globl %s\\n" %s(%s)' % (symbol, visibility, symbol),
         '".type %s, @function\\n"' % symbol,
         '".p2align 3\\n"',
         '"%s:\\n"' % symbol,
-        '"  jmp *(cudyn_cudart_stub_slots + 8 * %d)(%%rip)\\n"' % slot,
+        '"  jmp *(cudyn_%s_stub_slots + 8 * %d)(%%rip)\\n"' % (lib, slot),
         '".size %s, . - %s\\n"' % (symbol, symbol),
-        '".globl cudyn_cudart_forward_thunk_%d\\n"' % i,
-        '".hidden cudyn_cudart_forward_thunk_%d\\n"' % i,
-        '".type cudyn_cudart_forward_thunk_%d, @function\\n"' % i,
-        '"cudyn_cudart_forward_thunk_%d:\\n"' % i,
+        '".globl cudyn_%s_forward_thunk_%d\\n"' % (lib, i),
+        '".hidden cudyn_%s_forward_thunk_%d\\n"' % (lib, i),
+        '".type cudyn_%s_forward_thunk_%d, @function\\n"' % (lib, i),
+        '"cudyn_%s_forward_thunk_%d:\\n"' % (lib, i),
         '"  movl $%d, %%eax\\n"' % i,
-        '"  jmp cudyn_cudart_forward_common\\n"',
-        '".size cudyn_cudart_forward_thunk_%d, . - cudyn_cudart_forward_thunk_%d\\n"' % (i, i),
+        '"  jmp cudyn_%s_forward_common\\n"' % lib,
+        '".size cudyn_%s_forward_thunk_%d, . - cudyn_%s_forward_thunk_%d\\n"' % (lib, i, lib, i),
     ])
 
 
+def real_exports(files):
+    """Every function name any real release exports (inputs/<lib>_exports/*.txt)."""
+    names = set()
+    for path in files:
+        for line in open(path):
+            line = line.strip()
+            if line and not line.startswith("#"):
+                names.add(line.partition("@")[0])
+    return sorted(names)
+
+
 def library_main(name, src, out_cc, out_lds, title, headers, status_type, no_library,
-                 not_supported):
+                 not_supported, *exports):
     """The drop-in of toolkit library `name` (stubs/toolkit_trampoline.h): its trampolines, slots
     and missing answers, for the library's `headers` (comma-separated) whose status type is
     `status_type`; `title` is its C++ spelling (Cublas), `no_library` and `not_supported` the names
@@ -140,10 +155,35 @@ def library_main(name, src, out_cc, out_lds, title, headers, status_type, no_lib
         slots.append("CUDYN_TOOLKIT_SLOT_THUNK(%s, %s, %s)" % (name, index, symbol))
     if len(slots) == 1:
         sys.exit("no entries in " + src)
-    open(out_cc, "w").write("\n".join(cc + slots + ["};"]) + "\n")
-    # The shared drop-in exports every entry and the marker; everything else stays local.
     symbols = [line.split("CUDYN_TOOLKIT_TRAMPOLINE(", 1)[1].split(", ")[4] for line in cc
                if line.startswith("CUDYN_TOOLKIT_TRAMPOLINE(")]
+    # Every other name a real release exports (internal ones other libraries import, such as the
+    # cuBLASLt functions libcublas.so.13 calls): forwarded by name to the chosen release, the
+    # runtime drop-in's way (x86-64).
+    forwards = [n for n in real_exports(exports) if n not in set(symbols)]
+    cc += ["", "// ---- forwarded by name: what a real release exports beyond the header ----",
+           "#if defined(__x86_64__) && defined(__ELF__)",
+           "static_assert(::cudyn::k%sEntryCount == %d, \"%s_entries.inc\");" % (title, len(symbols), name),
+           "const char* const kForwardNames%s[] = {" % title]
+    cc += ['    "%s",' % f for f in forwards] + ["    nullptr,", "};"]
+    cc += ["CUDYN_TOOLKIT_FORWARDS(%s, %s, %d)" % (name, title, len(forwards)), 'extern "C" {']
+    cc += ["__attribute__((visibility(\"hidden\"))) void cudyn_%s_forward_thunk_%d();" % (name, i)
+           for i in range(len(forwards))]
+    cc += ["}  // extern \"C\""]
+    cc += ["__asm__(R\"(%s)\");" % forward_common(name)]
+    for i, f in enumerate(forwards):
+        cc.append("#undef %s" % f)
+        cc.append("__asm__(%s);" % forward_asm(i, len(symbols) + i, f, name,
+                                               "CUDYN_TOOLKIT_ASM_VISIBILITY"))
+    cc.append("#endif")
+    slots.append("#if defined(__x86_64__) && defined(__ELF__)")
+    slots += ["reinterpret_cast<void*>(&cudyn_%s_forward_thunk_%d)," % (name, i)
+              for i in range(len(forwards))]
+    slots.append("#endif")
+    slots[0] = "void* cudyn_%s_stub_slots[::cudyn::k%sEntryCount + %d] = {" % (name, title, len(forwards))
+    open(out_cc, "w").write("\n".join(cc + slots + ["};"]) + "\n")
+    symbols += forwards
+    # The shared drop-in exports every entry, every forwarded name and the marker; nothing else.
     open(out_lds, "w").write(
         "/* Generated by stubs/gen_cudart_trampolines.py --library %s. Do not edit. */\n{\n"
         "  global:\n%s    cudyn%sEntryCount;\n  local:\n    *;\n};\n" % (
@@ -152,7 +192,7 @@ def library_main(name, src, out_cc, out_lds, title, headers, status_type, no_lib
 
 def main():
     if sys.argv[1] == "--library":
-        return library_main(*sys.argv[2:11])
+        return library_main(*sys.argv[2:])
     src, forwards_inc, out_cc = sys.argv[1:4]
     cc = ["// Generated by stubs/gen_cudart_trampolines.py from cudart_entries.inc. Do not edit.",
           '#include "stubs/cudart_trampoline.h"', ""]
@@ -189,7 +229,7 @@ def main():
            "  return ::cudyn::BindCudartForwardSlot(::cudyn::kCudartEntryCount + forward,",
            "                                        kForwardNames[forward]);",
            "}",
-           "__asm__(R\"(%s)\");" % FORWARD_COMMON]
+           "__asm__(R\"(%s)\");" % forward_common("cudart")]
     for i, symbol in forwards:
         cc.append("#undef %s" % symbol)
         cc.append("__asm__(%s);" % forward_asm(int(i), count + int(i), symbol))

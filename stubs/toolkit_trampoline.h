@@ -13,8 +13,11 @@
 #ifndef CUDYN_STUBS_TOOLKIT_TRAMPOLINE_H_
 #define CUDYN_STUBS_TOOLKIT_TRAMPOLINE_H_
 
+#include <dlfcn.h>
+
 #include <type_traits>
 
+#include "loader/core.h"
 #include "loader/toolkit.h"
 
 #if defined(CUDYN_EMBED)
@@ -29,6 +32,13 @@ namespace cudyn {
 // What a call of a missing entry of `library` returns: its not-supported status, or its
 // no-library status when none was found.
 inline int ToolkitStubMissingStatus(Toolkit& library) { return library.missing_result(); }
+// The function `name` of the release `library` chose (dlsym on its handle, never cudyn's own),
+// or nullptr.
+inline void* ToolkitForwardFunction(Toolkit& library, const char* name) {
+  if (!library.ok() || library.handle() == nullptr) return nullptr;
+  void* fn = dlsym(library.handle(), name);
+  return fn != nullptr && !internal::IsCudynFunction(fn) ? fn : nullptr;
+}
 // Binds `index` of `library` into `slots`; nullptr when missing (the slot keeps the thunk).
 inline void* BindToolkitStubSlot(Toolkit& library, void** slots, int index) {
   void* fn = library.ResolveSlow(index);
@@ -40,8 +50,7 @@ inline void* BindToolkitStubSlot(Toolkit& library, void** slots, int index) {
 // The library's part, once per drop-in: its slot array, its missing answers and the marker by
 // which the loader recognises (and refuses) the drop-in installed under the library's name.
 #define CUDYN_TOOLKIT_DROPIN(lib, Name, status_type)                                            \
-  extern "C" __attribute__((visibility("hidden"))) void*                                        \
-      cudyn_##lib##_stub_slots[::cudyn::k##Name##EntryCount];                                   \
+  extern "C" __attribute__((visibility("hidden"))) void* cudyn_##lib##_stub_slots[];            \
   template <typename Ret>                                                                       \
   static inline Ret CudynMissing##Name() {                                                      \
     if constexpr (std::is_void_v<Ret>) {                                                        \
@@ -88,6 +97,25 @@ inline void* BindToolkitStubSlot(Toolkit& library, void** slots, int index) {
         __atomic_load_n(&::cudyn_##lib##_stub_slots[index], __ATOMIC_RELAXED)) args;             \
   }
 #endif
+
+// The names a real release exports beyond the header (the internal functions other libraries
+// import: libcublas.so.13 calls libcublasLt.so.13's cublasLtCtxInit), forwarded untyped: each is
+// one jmp through its slot, which starts at a thunk that keeps the argument registers, binds the
+// name in the chosen release (dlsym) and jumps there (stubs/gen_cudart_trampolines.py writes them;
+// x86-64). A name the release lacks answers the library's missing status.
+// (After the generated kForwardNames<Name>: the names, nullptr-ended.)
+#define CUDYN_TOOLKIT_FORWARDS(lib, Name, count)                                                \
+  extern "C" __attribute__((visibility("hidden"))) int cudyn_##lib##_forward_missing() {        \
+    return ::cudyn::ToolkitStubMissingStatus(::cudyn::Default##Name());                         \
+  }                                                                                             \
+  extern "C" __attribute__((visibility("hidden"))) void* cudyn_##lib##_forward_bind(int forward) { \
+    void* fn = ::cudyn::ToolkitForwardFunction(::cudyn::Default##Name(),                        \
+                                               kForwardNames##Name[forward]);                   \
+    if (fn == nullptr) return reinterpret_cast<void*>(&cudyn_##lib##_forward_missing);          \
+    __atomic_store_n(&cudyn_##lib##_stub_slots[::cudyn::k##Name##EntryCount + forward], fn,     \
+                     __ATOMIC_RELEASE);                                                         \
+    return fn;                                                                                  \
+  }
 
 #define CUDYN_TOOLKIT_SLOT_THUNK(lib, index, symbol) \
   reinterpret_cast<void*>(&cudyn_##lib##_bind_##symbol),
