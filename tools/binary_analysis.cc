@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "loader/toolkit_libraries.h"
 #include "tools/check_common.h"
 #include "tools/deps/library_search.h"
 #include "tools/elf/elf_reader.h"
@@ -132,6 +133,32 @@ void FillFromLayers(layers::FileLayers&& fl, BinaryAnalysis* a) {
   a->named = std::move(fl.named_entry_points);
 }
 
+// A file without a runtime whose SONAME is a release of a library cudyn chooses by the driver
+// (libcufft.so.12, libnvJitLink.so.13): it needs the driver of the oldest release the facts know
+// under that SONAME, as the loader refuses it unloaded (loader/toolkit.h). Measured on an H200
+// (tests/gpu/RESULTS.md): the 13.0 cuFFT answers cufftPlan1d with CUFFT_NOT_SUPPORTED under a
+// 12.8 driver.
+void JudgeLibraryRelease(const std::string& soname, layers::RuntimeLayer* runtime) {
+  if (runtime->linkage != layers::RuntimeLinkage::kNone || soname.empty()) return;
+  for (const ToolkitTraits* t : ToolkitLibraries()) {
+    int oldest = 0;
+    for (int i = 0; i < t->release_count; ++i) {
+      const ToolkitReleaseRow& row = t->releases[i];
+      if (soname == row.soname && (oldest == 0 || row.release < oldest)) oldest = row.release;
+    }
+    if (oldest == 0) continue;
+    runtime->linkage = layers::RuntimeLinkage::kLibraryRelease;
+    runtime->library = std::string(t->name) + " of CUDA " + layers::CudaVersionText(oldest) + "+ (" +
+                       soname + ")";
+    runtime->runtime_version = oldest;
+    runtime->min_driver = ToolkitMinDriver(*t, oldest);
+    runtime->evidence.push_back("DT_SONAME " + soname + ": a " + t->name + " release of CUDA " +
+                                layers::CudaVersionText(oldest) +
+                                " or later (loader/toolkit_library.bzl facts)");
+    return;
+  }
+}
+
 // One file's analysis from its layers; `error` set when they could not be read.
 BinaryAnalysis FromLayers(const std::string& name, layers::FileLayers&& fl) {
   BinaryAnalysis a;
@@ -141,7 +168,9 @@ BinaryAnalysis FromLayers(const std::string& name, layers::FileLayers&& fl) {
     return a;
   }
   FillFromElf(fl.elf, &a);
+  const std::string soname = fl.elf.soname;
   FillFromLayers(std::move(fl), &a);
+  JudgeLibraryRelease(soname, &a.runtime);
   return a;
 }
 
@@ -196,6 +225,8 @@ std::string RuntimeFindingText(const layers::RuntimeLayer& r) {
     case layers::RuntimeLinkage::kDynamic: return "links " + r.library + " (shared)" + needs;
     case layers::RuntimeLinkage::kIsRuntime:
       return "is the CUDA runtime " + r.library + " (shared)" + needs;
+    case layers::RuntimeLinkage::kLibraryRelease:
+      return "none inside; is " + r.library + ", which checks the driver itself" + needs;
   }
   return "?";
 }

@@ -17,6 +17,7 @@ const char* RuntimeLinkageJson(layers::RuntimeLinkage l) {
     case layers::RuntimeLinkage::kStatic: return "static";
     case layers::RuntimeLinkage::kDynamic:
     case layers::RuntimeLinkage::kIsRuntime: return "shared";
+    case layers::RuntimeLinkage::kLibraryRelease: return "library_release";
     default: return "none";
   }
 }

@@ -75,6 +75,7 @@ const char* RuntimeLinkageName(RuntimeLinkage l) {
     case RuntimeLinkage::kDynamic: return "dynamic";
     case RuntimeLinkage::kStatic: return "static";
     case RuntimeLinkage::kIsRuntime: return "is_runtime";
+    case RuntimeLinkage::kLibraryRelease: return "library_release";
     default: return "none";
   }
 }

@@ -38,7 +38,12 @@ enum class RuntimeLinkage {
   kNone,      // no CUDA runtime found
   kDynamic,   // DT_NEEDED libcudart.so.*
   kStatic,    // the runtime is compiled into the file
-  kIsRuntime  // the file is libcudart itself (DT_SONAME)
+  kIsRuntime,  // the file is libcudart itself (DT_SONAME)
+  // The file is a release of a library cudyn chooses by the driver (DT_SONAME libcufft.so.12) that
+  // carries no runtime but still needs its release's driver (it checks the driver itself: the
+  // 13.0 cuFFT answers CUFFT_NOT_SUPPORTED on a 12.x driver). Set by cudyn-check from the
+  // release facts of loader/toolkit_libraries.h, not by AnalyzeRuntime.
+  kLibraryRelease,
 };
 
 struct RuntimeLayer {

@@ -80,11 +80,15 @@ LayerVerdict JudgeRuntime(const RuntimeLayer& rt, const Target& target) {
       break;
     case RuntimeLinkage::kDynamic: v.reason = "links " + rt.library; break;
     case RuntimeLinkage::kIsRuntime: v.reason = "is the CUDA runtime " + rt.library; break;
+    case RuntimeLinkage::kLibraryRelease:
+      v.reason = "is " + rt.library + " (no runtime inside; it checks the driver itself)";
+      break;
   }
   v.reason += ", which needs a CUDA " + CudaVersionText(rt.min_driver) + " driver";
   if (rt.min_driver > target.cuda_version) {
     v.status = Status::kFails;
-    v.cuda_error = kCudaErrorInsufficientDriver;
+    // A library release without a runtime answers with its own status (cuFFT: 16), not 35.
+    v.cuda_error = rt.linkage == RuntimeLinkage::kLibraryRelease ? 0 : kCudaErrorInsufficientDriver;
     v.reason += " (target " + CudaVersionText(target.cuda_version) + ")";
     // cudyn's runtime drop-in stands in for libcudart.so.13 (the 13.0 runtime API) and serves it
     // with any runtime family the driver runs; `cudyn run` preloads it, which also reaches
