@@ -251,37 +251,43 @@ bool ReadAt(int fd, void* out, size_t size, uint64_t offset) {
 
 }  // namespace
 
-std::string ReadElfSoname(const std::string& path) {
+namespace {
+
+// The DT_SONAME and DT_NEEDED names of an ELF shared library of this process's class (empty when
+// the file has none or cannot be read).
+void ReadElfDynamicNames(const std::string& path, std::string* soname_out,
+                         std::vector<std::string>* needed_out) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return "";
+  if (fd < 0) return;
   struct FdCloser {
     int fd;
     ~FdCloser() { close(fd); }
   } closer{fd};
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   ElfW(Ehdr) eh;
   if (!ReadAt(fd, &eh, sizeof(eh), 0) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
       eh.e_ident[EI_CLASS] != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32) ||
       eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum == 0 || eh.e_phnum > 512) {
-    return "";
+    return;
   }
   // The dynamic segment, and the load segments that map string-table addresses to file offsets.
   ElfW(Phdr) dynamic{};
   std::vector<ElfW(Phdr)> loads;
   for (int i = 0; i < eh.e_phnum; ++i) {
     ElfW(Phdr) ph;
-    if (!ReadAt(fd, &ph, sizeof(ph), eh.e_phoff + static_cast<uint64_t>(i) * sizeof(ph))) return "";
+    if (!ReadAt(fd, &ph, sizeof(ph), eh.e_phoff + static_cast<uint64_t>(i) * sizeof(ph))) return;
     if (ph.p_type == PT_DYNAMIC) dynamic = ph;
     if (ph.p_type == PT_LOAD) loads.push_back(ph);
   }
   if (dynamic.p_type != PT_DYNAMIC || dynamic.p_offset > size ||
       size - dynamic.p_offset < dynamic.p_filesz || dynamic.p_filesz > (1u << 20)) {
-    return "";
+    return;
   }
   uint64_t strtab = 0, soname = 0;
   bool has_soname = false;
+  std::vector<uint64_t> needed;
   for (uint64_t off = 0; off + sizeof(ElfW(Dyn)) <= dynamic.p_filesz; off += sizeof(ElfW(Dyn))) {
     ElfW(Dyn) dyn;
     if (!ReadAt(fd, &dyn, sizeof(dyn), dynamic.p_offset + off) || dyn.d_tag == DT_NULL) break;
@@ -290,23 +296,48 @@ std::string ReadElfSoname(const std::string& path) {
       soname = dyn.d_un.d_val;
       has_soname = true;
     }
+    if (dyn.d_tag == DT_NEEDED && needed.size() < 256) needed.push_back(dyn.d_un.d_val);
   }
-  if (!has_soname || strtab == 0) return "";
-  for (const ElfW(Phdr)& load : loads) {
-    if (strtab < load.p_vaddr || strtab - load.p_vaddr >= load.p_filesz) continue;
-    const uint64_t start = load.p_offset + (strtab - load.p_vaddr) + soname;
-    std::string name;
-    char chunk[64];
-    for (uint64_t at = start; at < size && name.size() < 256; at += sizeof(chunk)) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof(chunk), size - at));
-      if (!ReadAt(fd, chunk, n, at)) return "";
-      const void* nul = std::memchr(chunk, '\0', n);
-      if (nul != nullptr) return name + std::string(chunk, static_cast<const char*>(nul) - chunk);
-      name.append(chunk, n);
+  if (strtab == 0) return;
+  // The NUL-terminated string at `offset` of the string table ("" when it cannot be read).
+  auto read_string = [&](uint64_t offset) -> std::string {
+    for (const ElfW(Phdr)& load : loads) {
+      if (strtab < load.p_vaddr || strtab - load.p_vaddr >= load.p_filesz) continue;
+      const uint64_t start = load.p_offset + (strtab - load.p_vaddr) + offset;
+      std::string name;
+      char chunk[64];
+      for (uint64_t at = start; at < size && name.size() < 256; at += sizeof(chunk)) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof(chunk), size - at));
+        if (!ReadAt(fd, chunk, n, at)) return "";
+        const void* nul = std::memchr(chunk, '\0', n);
+        if (nul != nullptr) return name + std::string(chunk, static_cast<const char*>(nul) - chunk);
+        name.append(chunk, n);
+      }
+      return "";
     }
     return "";
+  };
+  if (has_soname && soname_out != nullptr) *soname_out = read_string(soname);
+  if (needed_out != nullptr) {
+    for (uint64_t offset : needed) {
+      std::string name = read_string(offset);
+      if (!name.empty()) needed_out->push_back(std::move(name));
+    }
   }
-  return "";
+}
+
+}  // namespace
+
+std::string ReadElfSoname(const std::string& path) {
+  std::string soname;
+  ReadElfDynamicNames(path, &soname, nullptr);
+  return soname;
+}
+
+std::vector<std::string> ReadElfNeeded(const std::string& path) {
+  std::vector<std::string> needed;
+  ReadElfDynamicNames(path, nullptr, &needed);
+  return needed;
 }
 
 std::string CandidateSoname(const std::string& path, bool default_search) {

@@ -249,6 +249,8 @@ OpenedLibrary OpenCandidate(const std::string& path, bool noload, const LibraryI
 // SONAME before dlopen runs its constructors and relocations (a cuBLAS is ~0.6 s and 600 MB of
 // mappings with its libcublasLt); CandidateSoname below also covers the default search's names.
 std::string ReadElfSoname(const std::string& path);
+// Its DT_NEEDED names, in order (empty when it has none or cannot be read).
+std::vector<std::string> ReadElfNeeded(const std::string& path);
 
 // Each library's Rejection enum names the shared failures alike; this maps an OpenFailure other
 // than kNotTheLibrary (whose wording is the library's) to it.

@@ -74,16 +74,12 @@ std::string LoadBuiltins(Toolkit& nvrtc, bool) {
   return failed;
 }
 
-constexpr ToolkitTraits MakeTraits() {
-  ToolkitTraits t = BaseNvrtcTraits();
-  CUDYN_TOOLKIT_TABLE(t);
-  t.release_of = &NvrtcRelease;
-  t.min_driver = &NvrtcMinDriver;
-  t.requirement = &EmitsIsa;
-  t.oldest_release_of_soname = &OldestNvrtcOfSoname;
-  t.after_accept = &LoadBuiltins;
-  return t;
-}
+CUDYN_TOOLKIT_TRAITS(Nvrtc,
+                     t.release_of = &NvrtcRelease;
+                     t.min_driver = &NvrtcMinDriver;
+                     t.requirement = &EmitsIsa;
+                     t.oldest_release_of_soname = &OldestNvrtcOfSoname;
+                     t.after_accept = &LoadBuiltins;)
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include "loader/toolkit.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -447,15 +448,62 @@ void Toolkit::Discover(const ToolkitOptions& options) {
                   CudaVersionText(release_), ", driver ", driver_version_, ", ", companion_);
 }
 
-bool Toolkit::TryCandidate(const std::string& path, ToolkitSource source) {
-  // What must be loaded before it, by its path (cuBLAS's libcublasLt): our handle is closed
-  // whatever the outcome; an accepted (or refused but loaded) library holds it as a dependency.
-  struct BeforeHandle {
-    void* handle;
-    ~BeforeHandle() {
-      if (handle != nullptr) dlclose(handle);
+namespace {
+
+// The DT_NEEDED names of `path` that are siblings of the library, in the traits' order.
+std::vector<std::string> NeededSiblings(const ToolkitTraits& traits, const std::string& path) {
+  std::vector<std::string> out;
+  if (traits.siblings == nullptr || path.find('/') == std::string::npos) return out;
+  const std::vector<std::string> needed = internal::ReadElfNeeded(path);
+  for (const char* s = traits.siblings; *s != '\0'; s += std::strlen(s) + 1) {
+    for (const std::string& n : needed) {
+      if (n.rfind(std::string(s) + ".so.", 0) == 0) out.push_back(n);
     }
-  } before{traits_.open_before != nullptr ? traits_.open_before(path) : nullptr};
+  }
+  return out;
+}
+
+// The file the process has for SONAME `name` ("" when none is loaded); `is_cudyn` when it is one
+// of cudyn's drop-ins.
+std::string LoadedFile(const std::string& name, bool* is_cudyn) {
+  *is_cudyn = false;
+  void* h = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  if (h == nullptr) return "";
+  std::string file = name;
+  struct link_map* map = nullptr;
+  if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
+      map->l_name[0] != '\0') {
+    file = map->l_name;
+  }
+  // The marker of that very object (dlsym also searches its dependencies, which may be drop-ins).
+  void* marker = dlsym(h, kToolkitDropinMarker);
+  Dl_info info;
+  *is_cudyn = marker != nullptr && dladdr(marker, &info) != 0 && info.dli_fname != nullptr &&
+              map != nullptr && map->l_name != nullptr &&
+              internal::RealPath(info.dli_fname) == internal::RealPath(map->l_name);
+  dlclose(h);
+  return file;
+}
+
+}  // namespace
+
+bool Toolkit::TryCandidate(const std::string& path, ToolkitSource source) {
+  // The siblings of its own release beside it, opened by their path first (ToolkitTraits::
+  // siblings). Our handles are closed whatever the outcome: an accepted (or refused but loaded)
+  // library holds them as dependencies.
+  struct SiblingHandles {
+    std::vector<void*> handles;
+    ~SiblingHandles() {
+      for (auto it = handles.rbegin(); it != handles.rend(); ++it) dlclose(*it);
+    }
+  } siblings;
+  for (const std::string& name : NeededSiblings(traits_, path)) {
+    bool is_cudyn = false;
+    if (!LoadedFile(name, &is_cudyn).empty()) continue;  // the dynamic linker matches that one
+    const std::string beside = path.substr(0, path.rfind('/') + 1) + name;
+    if (internal::ReadElfSoname(beside) != name) continue;
+    if (void* h = dlopen(beside.c_str(), RTLD_LAZY | RTLD_LOCAL)) siblings.handles.push_back(h);
+  }
   internal::OpenedLibrary opened = internal::OpenCandidate(path, false, IdentityOf(traits_));
   if (internal::RecordOpenRefusal(
           &opened, path, source, ToolkitRejection::kNotTheLibrary,
@@ -511,13 +559,39 @@ bool Toolkit::TryCandidate(const std::string& path, ToolkitSource source) {
   found_by_ = source;
   version_ = version;
   release_ = release;
-  if (traits_.after_accept != nullptr) companion_ = traits_.after_accept(*this, before.handle != nullptr);
+  NoteSiblings();
+  if (traits_.after_accept != nullptr) {
+    const std::string more = traits_.after_accept(*this, !siblings.handles.empty());
+    companion_ += (companion_.empty() || more.empty() ? "" : "; ") + more;
+  }
   record(ToolkitRejection::kNone,
          "accepted: " + what +
              (driver_version_ > 0 ? ", the driver is CUDA " + CudaVersionText(driver_version_)
                                   : std::string(", no driver to compare with")))
       .companion = companion_;
   return true;
+}
+
+// Which file the process has for each sibling the accepted library needs: the one beside it, or
+// cudyn's own drop-in (which serves the release its loader picks by the same rule); anything else
+// is a release mix, warned about.
+void Toolkit::NoteSiblings() {
+  for (const std::string& name : NeededSiblings(traits_, path_)) {
+    bool is_cudyn = false;
+    const std::string loaded = LoadedFile(name, &is_cudyn);
+    std::string note = name + ": " + (loaded.empty() ? std::string("not loaded") : loaded);
+    if (is_cudyn) {
+      note += " (cudyn's drop-in)";
+    } else if (!loaded.empty()) {
+      const std::string beside = path_.substr(0, path_.rfind('/') + 1) + name;
+      if (internal::FileExists(beside) &&
+          internal::RealPath(beside) != internal::RealPath(loaded)) {
+        AddWarning(std::string(traits_.name) + " " + path_ + " uses " + loaded + ", not the " +
+                   name + " beside it (one of that name was loaded first: releases mixed)");
+      }
+    }
+    companion_ += (companion_.empty() ? "" : "; ") + note;
+  }
 }
 
 const ToolkitRuleRow* Toolkit::RuleFor(int index) const {

@@ -73,6 +73,10 @@ enum class ToolkitRejection : uint8_t {
   kDriverTooOld,    // the driver cannot run this release
 };
 
+// The symbol every drop-in of a library on the template exports (stubs/toolkit_trampoline.h): how
+// a loaded sibling is told to be cudyn's own.
+inline constexpr char kToolkitDropinMarker[] = "cudynToolkitDropin";
+
 // One row of a library's generated rules: how `index` binds on the real release `release`.
 struct ToolkitRuleRow {
   int index;
@@ -145,11 +149,16 @@ struct ToolkitTraits {
   // The oldest release a SONAME can hold (0: never refused unloaded); null: the oldest release
   // of the facts under it.
   int (*oldest_release_of_soname)(const std::string& soname);
-  // Optional: opened before the candidate (a library it needs that must be the one beside it,
-  // cuBLAS's libcublasLt), closed after the judgement (the accepted library keeps it).
-  void* (*open_before)(const std::string& path);
-  // Optional: after acceptance, loads or records what the library needs next to it (NVRTC's
-  // builtins, cuBLAS's libcublasLt); returns the text companion() reports.
+  // The libraries of its own release it needs ("libcublasLt\0libcublas\0" for cuSOLVER's order:
+  // what others need first), or null. Of a candidate file's DT_NEEDED names, those of these
+  // libraries found beside it are opened by their path before it (the dynamic linker then matches
+  // them by SONAME: LD_LIBRARY_PATH, searched before the file's RUNPATH $ORIGIN, would otherwise
+  // give another release's), and after acceptance companion() names the file the process has for
+  // each, with a warning when it is neither the one beside it nor cudyn's own drop-in (a file of
+  // that SONAME was loaded first: the process mixes releases).
+  const char* siblings;
+  // Optional: after acceptance, loads or records what else the library needs next to it (NVRTC's
+  // builtins); returns the text companion() reports (after the siblings').
   std::string (*after_accept)(Toolkit& library, bool opened_before);
 };
 
@@ -275,6 +284,7 @@ class Toolkit {
   bool JudgeSearched(const std::string& path, ToolkitSource source);
   std::string MissingText(int index) const;
   const ToolkitRuleRow* RuleFor(int index) const;
+  void NoteSiblings();
 
   const ToolkitTraits& traits_;
   std::atomic<void*>* slots_ = nullptr;
@@ -301,6 +311,17 @@ class Toolkit {
   (t).rule_count = static_cast<int>(std::size(kRules));             \
   (t).releases = kReleases;                                         \
   (t).release_count = static_cast<int>(std::size(kReleases))
+
+// Defines MakeTraits() in a traits file (inside its anonymous namespace, after its
+// <lib>_table.inc): the library's base traits (loader/<lib>.h), its table, then `hooks`, statements
+// on `t` ("t.release_of = &CublasRelease;").
+#define CUDYN_TOOLKIT_TRAITS(Name, ...)       \
+  constexpr ToolkitTraits MakeTraits() {      \
+    ToolkitTraits t = Base##Name##Traits();   \
+    CUDYN_TOOLKIT_TABLE(t);                   \
+    __VA_ARGS__                               \
+    return t;                                 \
+  }
 
 // Declares a library's traits, default instance and its slots (in its header):
 //   CUDYN_DECLARE_TOOLKIT(Cublas, cublas, kCublasEntryCount)

@@ -26,6 +26,9 @@ def _base_traits(lib, t):
         ("read_version", "&" + t.read_version),
         ("version_text", "&" + t.version_text),
     ]
+    siblings = getattr(t, "siblings", [])
+    if siblings:
+        fields.append(("siblings", "\"%s\"" % "".join([n + "\\0" for n in siblings])))
     if getattr(t, "soname_is_cuda_major", False):
         fields.append(("oldest_release_of_soname", "&SonameMajorRelease"))
     return ["  t.%s = %s;" % f for f in fields]
@@ -70,11 +73,7 @@ def _traits_text(lib, t):
         "namespace cudyn {",
         "namespace {",
         "#include \"version_tables/generated_%s/%s_table.inc\"" % (lib, lib),
-        "constexpr ToolkitTraits MakeTraits() {",
-        "  ToolkitTraits t = Base%sTraits();" % t.name,
-        "  CUDYN_TOOLKIT_TABLE(t);",
-        "  return t;",
-        "}",
+        "CUDYN_TOOLKIT_TRAITS(%s)" % t.name,
         "}  // namespace",
         "constexpr ToolkitTraits k%sTraits = MakeTraits();" % t.name,
         "CUDYN_DEFINE_TOOLKIT(%s, %s, k%sEntryCount)" % (t.name, lib, t.name),
@@ -124,6 +123,8 @@ def toolkit_library(name, t, copts):
 #                  readers) and written by version_text; version_scale, runtime_version_symbol
 #                  as ToolkitTraits says
 #   soname_is_cuda_major  <file>.so.M is always of CUDA M (cuBLAS, cuBLASLt)
+#   siblings       the libraries of its own release it needs (loader/toolkit.h ToolkitTraits::
+#                  siblings), what others need first
 #   header         its API headers (comma-separated), whose prototypes the drop-in compiles
 #   status_type    its status type (what a missing entry answers)
 #   no_library, not_supported  (name, value) of the status it answers when no release the driver
@@ -164,6 +165,7 @@ TOOLKIT_LIBRARIES = {
         version_scale = 10000,
         runtime_version_symbol = "cublasGetCudartVersion",
         soname_is_cuda_major = True,
+        siblings = ["libcublasLt"],
         header = "cublas_v2.h",
         status_type = "cublasStatus_t",
         no_library = ("CUBLAS_STATUS_NOT_INITIALIZED", 1),
@@ -228,6 +230,7 @@ TOOLKIT_LIBRARIES = {
         version_symbol = "cusparseGetProperty",
         read_version = "ReadPropertyVersion",
         version_text = "ThousandsVersionText",
+        siblings = ["libnvJitLink"],
         header = "cusparse.h",
         status_type = "cusparseStatus_t",
         no_library = ("CUSPARSE_STATUS_NOT_INITIALIZED", 1),
@@ -243,6 +246,7 @@ TOOLKIT_LIBRARIES = {
         version_symbol = "cusolverGetProperty",
         read_version = "ReadPropertyVersion",
         version_text = "ThousandsVersionText",
+        siblings = ["libnvJitLink", "libcusparse", "libcublasLt", "libcublas"],
         header = "cusolverDn.h,cusolverSp.h,cusolverRf.h",
         status_type = "cusolverStatus_t",
         no_library = ("CUSOLVER_STATUS_NOT_INITIALIZED", 1),

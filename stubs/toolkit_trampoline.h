@@ -68,7 +68,9 @@ inline void* BindToolkitStubSlot(Toolkit& library, void** slots, int index) {
   }                                                                                             \
   extern "C" CUDYN_TOOLKIT_API int cudyn##Name##EntryCount(void) {                              \
     return ::cudyn::k##Name##EntryCount;                                                        \
-  }
+  }                                                                                             \
+  /* What tells any of them from a real library (loader/toolkit.h kToolkitDropinMarker). */     \
+  extern "C" CUDYN_TOOLKIT_API int cudynToolkitDropin(void) { return 1; }
 
 #define CUDYN_TOOLKIT_BIND_THUNK(lib, Name, index, ret, symbol, params, args)            \
   static __attribute__((noinline, cold, used)) ret cudyn_##lib##_bind_##symbol params {  \

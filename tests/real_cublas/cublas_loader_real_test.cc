@@ -90,6 +90,16 @@ const char* SourceName(cudyn::ToolkitSource source) {
 
 // --choose [--plan] [--path P] [DIR...]: opens a cuBLAS for the environment's driver and prints
 // key=value. --plan: the loader's own search (default search first) instead of the DIRs.
+// The file a companion note names for the cuBLAS's libcublasLt ("libcublasLt.so.12: <file>",
+// perhaps followed by " (cudyn's drop-in)"; loader/toolkit.h siblings).
+std::string SiblingFile(const std::string& companion) {
+  std::string file = companion;
+  const size_t colon = file.find(": ");
+  if (colon != std::string::npos) file = file.substr(colon + 2);
+  const size_t note = file.find(" (");
+  return note != std::string::npos ? file.substr(0, note) : file;
+}
+
 int Choose(int argc, char** argv) {
   cudyn::ToolkitOptions options;
   options.use_environment = true;
@@ -110,7 +120,8 @@ int Choose(int argc, char** argv) {
   std::printf("real_path=%s\nfound_by=%s\n",
               realpath(b->path().c_str(), real) != nullptr ? real : "",
               SourceName(b->found_by()));
-  std::printf("cublaslt=%s\nwarnings=%zu\n", b->companion().c_str(), b->warnings().size());
+  std::printf("cublaslt=%s\nwarnings=%zu\n", SiblingFile(b->companion()).c_str(),
+              b->warnings().size());
   // Every libcublas.so.* / libcublasLt.so.* this process has mapped (a refused candidate must not
   // be loaded).
   const std::string mapped = cudyn::testing::MappedFiles("/libcublas.so.");
@@ -125,7 +136,7 @@ int Choose(int argc, char** argv) {
                 cudyn::ToolkitRejectionName(cudyn::kCublasTraits, c.rejection), c.version, k,
                 c.reason.c_str());
     std::printf("source.%zu=%s\nmin_driver.%zu=%d\n", k, SourceName(c.source), k, c.min_driver);
-    std::printf("cublaslt.%zu=%s\n", k, c.companion.c_str());
+    std::printf("cublaslt.%zu=%s\n", k, SiblingFile(c.companion).c_str());
   }
   // cublasLtGetVersion as the cuBLAS taken sees it: looked up in its own dependency scope, it is
   // the libcublasLt that cuBLAS was bound to.

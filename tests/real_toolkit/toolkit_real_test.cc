@@ -123,6 +123,23 @@ int ChooseChild(const std::string& library, const std::vector<std::string>& dirs
   return 0;
 }
 
+// --siblings LIB FILE [FIRST]: FILE opened by its path for a 13.0 driver after FIRST (a sibling of
+// another release, loaded by its path first, or nothing).
+int SiblingsChild(const std::string& library, const std::string& file, const char* first) {
+  if (first != nullptr && dlopen(first, RTLD_LAZY | RTLD_LOCAL) == nullptr) {
+    std::printf("first_failed=%s\n", dlerror());
+  }
+  cudyn::ToolkitOptions options;
+  options.path = file;
+  options.driver_version = 13000;
+  std::unique_ptr<cudyn::Toolkit> t = cudyn::Toolkit::Open(*TraitsOf(library), options);
+  std::string warnings;
+  for (const std::string& w : t->warnings()) warnings += w + "|";
+  std::printf("ok=%d\ncompanion=%s\nwarnings=%s\n", t->ok(), t->companion().c_str(),
+              warnings.c_str());
+  return 0;
+}
+
 // The release's exports as the table says: how many entries the release has no function for.
 int TableMissing(const cudyn::ToolkitTraits& traits, int release) {
   int missing = 0;
@@ -223,7 +240,43 @@ TEST(RealToolkit, EachDriverGetsTheNewestReleaseItRuns) {
 
 }  // namespace
 
+// cuSOLVER needs cuBLAS, cuBLASLt, cuSPARSE and nvJitLink of its own release: opened by its path,
+// the ones beside it are loaded first and named; when another release's cuSPARSE was loaded first
+// (the dynamic linker matches it by SONAME) the mix is named and warned about.
+TEST(RealToolkit, CusolverSiblingsAreItsOwnReleaseOrWarned) {
+  const RealLibrary* solver = nullptr;
+  const RealLibrary* sparse124 = nullptr;
+  for (const RealLibrary& r : kLibraries) {
+    if (std::string(r.library) == "cusolver" && std::string(r.release) == "12.5") solver = &r;
+    if (std::string(r.library) == "cusparse" && std::string(r.release) == "12.4") sparse124 = &r;
+  }
+  ASSERT_NE(solver, nullptr);
+  ASSERT_NE(sparse124, nullptr);
+  const std::string file = FileOf(*solver), dir = DirOf(RealPath(file));
+  cudyn::testing::ChildEnvironment env;
+  env.ld_library_path = ReleaseDirs(*solver);
+  env.foreign_leak = true;
+  auto own = cudyn::testing::RunChild({"--siblings", "cusolver", file}, env);
+  ASSERT_EQ(own["ok"], "1");
+  EXPECT_NE(own["companion"].find("libcusparse.so.12: " + dir + "/libcusparse.so.12"),
+            std::string::npos)
+      << own["companion"];
+  EXPECT_NE(own["companion"].find("libnvJitLink.so.12: " + dir + "/libnvJitLink.so.12"),
+            std::string::npos)
+      << own["companion"];
+  EXPECT_EQ(own["warnings"].find("releases mixed"), std::string::npos) << own["warnings"];
+  const std::string other = RealPath(FileOf(*sparse124));
+  auto mixed = cudyn::testing::RunChild({"--siblings", "cusolver", file, other}, env);
+  ASSERT_EQ(mixed["ok"], "1");
+  EXPECT_NE(mixed["companion"].find("libcusparse.so.12: " + other), std::string::npos)
+      << mixed["companion"];
+  EXPECT_NE(mixed["warnings"].find("releases mixed"), std::string::npos) << mixed["warnings"];
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 4 && std::strcmp(argv[1], "--siblings") == 0) {
+    return SiblingsChild(argv[2], argv[3], argc >= 5 ? argv[4] : nullptr);
+  }
   if (argc >= 4 && std::strcmp(argv[1], "--bind") == 0) return BindChild(argv[2], argv[3]);
   if (argc >= 3 && std::strcmp(argv[1], "--choose") == 0) {
     return ChooseChild(argv[2], std::vector<std::string>(argv + 3, argv + argc));
