@@ -10,6 +10,7 @@
 #   bash tests/gpu/run_libraries.sh CARRY OUT
 #   CARRY: cudyn-*-linux-x86_64.tar.gz (//dist:tarball), libcudart.so.12 (12.5), and any real 12.x
 #          library as <soname>.xz (unpacked into CARRY/lib and offered on LD_LIBRARY_PATH)
+#   CLAMPS: the clamped versions to run (default 12.8)
 set -u
 C=$(cd "${1:?carry folder}" && pwd)
 O=${2:?output folder}
@@ -38,10 +39,24 @@ else
   echo "DIFFER: direct vs cudyn"; diff "$O/direct.txt" "$O/cudyn.txt"
 fi
 export LD_LIBRARY_PATH=$C/lib
-run clamp128_cudyn "$cudyn" run --libraries --runtime "$C/lib/libcudart.so.12" \
-  --max-cuda-version 12.8 -- "$O/libraries_probe"
-run clamp128_own "$cudyn" run --runtime "$C/lib/libcudart.so.12" --max-cuda-version 12.8 \
-  -- "$O/libraries_probe"
+for clamp in ${CLAMPS:-12.8}; do
+  tag=${clamp//./}
+  run clamp${tag}_cudyn "$cudyn" run --libraries --runtime "$C/lib/libcudart.so.12" \
+    --max-cuda-version "$clamp" -- "$O/libraries_probe"
+  run clamp${tag}_own "$cudyn" run --runtime "$C/lib/libcudart.so.12" --max-cuda-version "$clamp" \
+    -- "$O/libraries_probe"
+  # What a carried 12.x release computed must equal the direct run's (its hash lines).
+  for key in curand_hash cufft_forward_hash cufft_roundtrip_ok cusparse_y cusolver_info \
+             cublaslt_hash nvjitlink_kernel_ok; do
+    got=$(grep "^$key=" "$O/clamp${tag}_cudyn.txt" | head -1)
+    [[ -z $got ]] && continue
+    if grep -qxF "$got" "$O/direct.txt"; then
+      echo "AGREE at $clamp: $got"
+    else
+      echo "DIFFER at $clamp: $got (direct: $(grep "^$key=" "$O/direct.txt"))"
+    fi
+  done
+done
 unset LD_LIBRARY_PATH
 "$check" libraries --json >"$O/check_native.json" 2>&1
 LD_LIBRARY_PATH=$C/lib "$check" libraries --max-cuda-version 12.8 --json >"$O/check_128.json" 2>&1
