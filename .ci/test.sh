@@ -188,7 +188,9 @@ main() {
   # ASan and UBSan instrument one build (--config=asan_ubsan): every test runs under both.
   # ThreadSanitizer reports races between threads, so it runs the tests that start threads: those
   # whose code (test or code under test, found by thread_tests) creates one.
-  local sanitized=(--build_tests_only -- //... -//tests/packaging/...)
+  # dist/ and the library drop-ins' shape tests (tag "shipped", stubs/dropin_linkopts.bzl) check the
+  # shipped files too: plain step only, as tests/packaging.
+  local sanitized=(--build_tests_only --test_tag_filters=-shipped -- //... -//tests/packaging/... -//dist/...)
   run_bazel_tests asan_ubsan --config=asan_ubsan "${sanitized[@]}"
   local threaded
   if threaded=$(thread_tests) && [[ -n $threaded ]]; then

@@ -56,6 +56,11 @@ def dropin_linkopts(version_script, soname):
 # their library, so CI's CUDA 11.8 step (.ci/test.sh) leaves them out by this tag.
 CUDA_13_API_TAG = "cuda_13_api"
 
+# The tag of the tests of what ships (a drop-in's NEEDED entries, its one-jmp trampolines, the names
+# it exports): properties of the plain build, which CI's sanitizer steps (.ci/test.sh) leave out, as
+# they leave out tests/packaging and dist.
+SHIPPED_TAG = "shipped"
+
 def library_dropin(
         library,
         loader,
@@ -167,7 +172,7 @@ def library_dropin(
             ":dropin_%s/%s" % (library, soname_13),
             ":" + shared,
         ],
-        tags = tags,
+        tags = tags + [SHIPPED_TAG],
     )
     if toolkit:
         native.sh_test(
@@ -176,7 +181,7 @@ def library_dropin(
             srcs = ["dropin_exports_test.sh"],
             args = ["$(location :%s)" % shared, "$(locations //version_tables:%s_exports)" % library],
             data = [":" + shared, "//version_tables:%s_exports" % library],
-            tags = tags,
+            tags = tags + [SHIPPED_TAG],
         )
     env = {
         "SHIM_OWN": "",
@@ -194,5 +199,5 @@ def library_dropin(
         args = ["$(location :%s)" % shared] + asm_test_args,
         data = [":" + shared] + asm_test_data,
         env = env,
-        tags = tags,
+        tags = tags + [SHIPPED_TAG],
     )
