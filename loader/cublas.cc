@@ -37,7 +37,6 @@ CUDYN_TOOLKIT_TRAITS(Cublas,
 
 }  // namespace
 
-constexpr ToolkitTraits kCublasTraits = MakeTraits();
 CUDYN_DEFINE_TOOLKIT(Cublas, cublas, kCublasEntryCount)
 
 }  // namespace cudyn

@@ -83,7 +83,6 @@ CUDYN_TOOLKIT_TRAITS(Nvrtc,
 
 }  // namespace
 
-constexpr ToolkitTraits kNvrtcTraits = MakeTraits();
 CUDYN_DEFINE_TOOLKIT(Nvrtc, nvrtc, kNvrtcEntryCount)
 
 }  // namespace cudyn

@@ -353,10 +353,7 @@ Toolkit* Toolkit::OpenDefault(const ToolkitTraits& traits, std::atomic<void*>* s
   return unopened;
 }
 
-void Toolkit::AddWarning(std::string text) {
-  warnings_.push_back(std::move(text));
-  internal::Warn(warnings_.back());
-}
+void Toolkit::AddWarning(std::string text) { warnings_.push_back(std::move(text)); }
 
 // A searched candidate: refused by its SONAME before dlopen when there is a driver, else loaded
 // and judged. An explicit one is always loaded (TryCandidate).

@@ -255,7 +255,7 @@ class Toolkit {
   int driver_version() const { return driver_version_; }  // the one the choice used (0: none)
   const std::string& companion() const { return companion_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
-  // Appends a warning (a traits hook's) and logs it.
+  // Appends a warning (a traits hook's, during discovery), logged once when discovery ends.
   void AddWarning(std::string text);
 
   void* Resolve(int index) {
@@ -333,8 +333,9 @@ class Toolkit {
   extern std::atomic<void*> g_default_##lib##_slots[count];           \
   void* ResolveDefault##Name##Slow(int index);                        \
   }
-// Defines them (in its traits file, inside namespace cudyn, after k<Name>Traits).
+// Defines them (in its traits file, inside namespace cudyn, after its MakeTraits()).
 #define CUDYN_DEFINE_TOOLKIT(Name, lib, count)                                        \
+  constexpr ToolkitTraits k##Name##Traits = MakeTraits();                             \
   static_assert(std::size(kSymbols) == (count), #lib "_table.inc");                   \
   std::atomic<void*> g_default_##lib##_slots[count];                                  \
   Toolkit& Default##Name() {                                                          \

@@ -75,7 +75,6 @@ def _traits_text(lib, t):
         "#include \"version_tables/generated_%s/%s_table.inc\"" % (lib, lib),
         "CUDYN_TOOLKIT_TRAITS(%s)" % t.name,
         "}  // namespace",
-        "constexpr ToolkitTraits k%sTraits = MakeTraits();" % t.name,
         "CUDYN_DEFINE_TOOLKIT(%s, %s, k%sEntryCount)" % (t.name, lib, t.name),
         "}  // namespace cudyn",
         "",
