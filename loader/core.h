@@ -332,7 +332,7 @@ int CachedObjectAnswer(const void* question, const void* address, int (*compute)
 // --- Where toolkit libraries are searched -------------------------------------------------------
 // Every library found by SONAME (libcudart, libnvrtc, ...) is searched in the same places; each
 // library crosses these directories with its own SONAMEs and wheel layout (cudart.h's
-// RuntimeSearchPlan, nvrtc.h's NvrtcSearchPlan).
+// RuntimeSearchPlan, toolkit.h's ToolkitSearchPlan).
 
 // What the search depends on besides the library: read from the environment ($CUDA_HOME,
 // $CUDA_PATH, $CONDA_PREFIX, $VIRTUAL_ENV, $HOME: all ignored under AT_SECURE) and the file system.
