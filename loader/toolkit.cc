@@ -32,6 +32,11 @@ std::string CudaVersionText(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
+std::string ToolkitReleaseText(const ToolkitTraits& traits, int release) {
+  if (traits.release_text != nullptr) return traits.release_text(release);
+  return "CUDA " + CudaVersionText(release);
+}
+
 namespace {
 
 void ReadRuntimeVersion(const ToolkitTraits& traits, void* handle, ToolkitVersion* out) {
@@ -154,6 +159,41 @@ std::vector<std::string> ToolkitSonames(const ToolkitTraits& traits) {
   return out;
 }
 
+namespace {
+
+// A library the driver ships, where the driver is: the default search, each LD_LIBRARY_PATH
+// directory by path, the chosen driver's own directory, then the driver's well-known directories.
+std::vector<PlannedToolkit> DriverLibraryPlan(const ToolkitTraits& traits,
+                                              const std::vector<std::string>& library_path,
+                                              const std::string& root) {
+  std::vector<PlannedToolkit> plan;
+  std::vector<std::string> dirs = library_path;
+  // The directory of the libcuda.so.1 the process has already loaded (never loaded for this).
+  if (root.empty()) {
+    if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
+      struct link_map* map = nullptr;
+      if (dlinfo(driver, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
+          std::strchr(map->l_name, '/') != nullptr) {
+        const std::string real = internal::RealPath(map->l_name);
+        dirs.push_back(real.substr(0, real.rfind('/')));
+      }
+      dlclose(driver);
+    }
+  }
+  for (int i = 0; i < kWellKnownDriverDirCount; ++i) dirs.push_back(root + kWellKnownDriverDirs[i]);
+  for (const std::string& soname : ToolkitSonames(traits)) {
+    if (root.empty()) plan.push_back({soname, ToolkitSource::kDefaultSearch});
+    for (size_t i = 0; i < dirs.size(); ++i) {
+      plan.push_back({dirs[i] + "/" + soname, i < library_path.size()
+                                                   ? ToolkitSource::kLibraryPath
+                                                   : ToolkitSource::kWellKnownDirectory});
+    }
+  }
+  return plan;
+}
+
+}  // namespace
+
 std::vector<PlannedToolkit> ToolkitSearchPlan(const ToolkitTraits& traits,
                                               const std::string& root) {
   const internal::SearchInputs inputs = internal::ReadSearchInputs(root);
@@ -172,6 +212,7 @@ std::vector<PlannedToolkit> ToolkitSearchPlan(const ToolkitTraits& traits,
       start = end + 1;
     }
   }
+  if (traits.driver_library) return DriverLibraryPlan(traits, library_path, root);
   std::vector<PlannedToolkit> plan;
   for (const std::string& soname : ToolkitSonames(traits)) {
     // The wheels of CUDA 13 install nvidia/cu13/lib, the older ones their own directory: a SONAME
@@ -222,6 +263,7 @@ const ToolkitReleaseRow* FindToolkitRelease(const ToolkitTraits& traits, int rel
 }
 
 int ToolkitMinDriver(const ToolkitTraits& traits, int release) {
+  if (traits.driver_library) return 0;
   if (traits.min_driver != nullptr) return traits.min_driver(release);
   return CudartFamilyMinDriver(release / 1000, 0);
 }
@@ -291,13 +333,21 @@ struct Toolkit::Policy {
     if (rule == nullptr) return internal::Binding();
     internal::Binding binding = internal::BindFirstExported(t.handle_, rule->candidates);
     // Not exported by the release whose facts apply: a newer release than the facts know may
-    // export it under its own name (never one the facts say is declared otherwise).
-    if (binding.fn == nullptr && rule->candidates[0] == '\0' && !rule->exported) {
+    // export it under its own name (never one the facts say is declared otherwise, nor past a
+    // clamp's cap: the library then answers as the capped release).
+    if (binding.fn == nullptr && rule->candidates[0] == '\0' && !rule->exported &&
+        t.release_ == t.own_release_) {
       const std::string own(t.symbol(index));
       void* fn = dlsym(t.handle_, own.c_str());
       if (fn != nullptr && !internal::IsCudynFunction(fn)) {
         binding.fn = fn;
         binding.status = internal::SlotState::kNative;
+      }
+    }
+    if (binding.fn == nullptr && t.traits_.adapter != nullptr) {
+      if (void* adapter = t.traits_.adapter(t, index)) {
+        binding.fn = adapter;
+        binding.status = internal::SlotState::kAdapter;
       }
     }
     return binding;
@@ -386,15 +436,19 @@ void Toolkit::Discover(const ToolkitOptions& options) {
   }
   const std::optional<int> clamp =
       internal::ChooseClamp(options.max_cuda_version, options.use_environment, nullptr);
-  driver_version_ = options.driver_version ? *options.driver_version : DefaultDriverVersion();
+  // A library the driver ships runs with any driver: the CUDA driver is not opened for it.
+  driver_version_ = options.driver_version     ? *options.driver_version
+                    : traits_.driver_library ? 0
+                                             : DefaultDriverVersion();
   if (clamp && driver_version_ > 0 && *clamp < driver_version_) driver_version_ = *clamp;
+  clamp_ = clamp.value_or(0);
 
   const std::optional<bool> explicit_accepted = internal::TryExplicitPath(
       options.path, options.use_environment, traits_.env_name, &candidates_, &warnings_,
       [this](const std::string& path, ToolkitSource source) { return TryCandidate(path, source); });
   bool accepted = explicit_accepted.value_or(false);
   if (!explicit_accepted) {
-    if (driver_version_ == 0) {
+    if (driver_version_ == 0 && !traits_.driver_library) {
       warnings_.push_back(std::string("no usable NVIDIA driver: taking the newest ") +
                           traits_.name + " found");
     }
@@ -430,8 +484,11 @@ void Toolkit::Discover(const ToolkitOptions& options) {
   if (!accepted) {
     error_ = traits_.no_library_status;
     table_->SetLastError("cudyn: no usable " + std::string(traits_.name) + " (" + traits_.file +
-                         ") for this driver (CUDA " + CudaVersionText(driver_version_) +
-                         "); tried:" +
+                         (traits_.driver_library
+                              ? std::string(") found")
+                              : ") for this driver (CUDA " + CudaVersionText(driver_version_) +
+                                    ")") +
+                         "; tried:" +
                          internal::TriedText(candidates_, [this](ToolkitSource s) {
                            return ToolkitSourceName(traits_, s);
                          }));
@@ -441,8 +498,8 @@ void Toolkit::Discover(const ToolkitOptions& options) {
   error_ = 0;
   internal::LogAt(internal::LogLevel::kInfo, traits_.name, " ", path_, " (found by ",
                   ToolkitSourceName(traits_, found_by_), "), version ",
-                  traits_.version_text(version_.version), ", CUDA ",
-                  CudaVersionText(release_), ", driver ", driver_version_, ", ", companion_);
+                  traits_.version_text(version_.version), ", ",
+                  ToolkitReleaseText(traits_, release_), ", driver ", driver_version_, ", ", companion_);
 }
 
 namespace {
@@ -521,18 +578,31 @@ bool Toolkit::TryCandidate(const std::string& path, ToolkitSource source) {
   // The runtime compiled into it, when its own call does not say (cuRAND, cuSPARSE, ...): what it
   // needs of the driver is that runtime's (a SONAME and the release facts cannot tell a 12.0
   // cuRAND from an 11.8 one).
-  if (version.runtime_version == 0 && traits_.runtime_version_symbol == nullptr) {
+  if (version.runtime_version == 0 && traits_.runtime_version_symbol == nullptr &&
+      !traits_.driver_library) {
     version.runtime_version = std::max(0, internal::CudaRuntimeVersionOfCode(opened.version_function));
   }
   int release = ReleaseOf(traits_, version);
   if (version.runtime_version / 1000 > release / 1000) release = version.runtime_version / 1000 * 1000;
+  const int own_release = release;
+  // A clamp to an older driver binds by the rules of the release such a driver has.
+  if (traits_.release_cap != nullptr && clamp_ > 0) {
+    const int cap = traits_.release_cap(clamp_);
+    if (cap > 0 && cap < release) release = cap;
+  }
   const int needs = traits_.min_driver == nullptr && version.runtime_version > 0
                         ? RuntimeVersionMinDriver(version.runtime_version)
                         : ToolkitMinDriver(traits_, release);
   const std::string what =
-      std::string(traits_.name) + " " + traits_.version_text(version.version) + " (CUDA " +
-      CudaVersionText(release) + " release: " + Requirement(traits_, release, version.runtime_version) +
-      ") runs on CUDA " + CudaVersionText(needs) + "+ drivers";
+      std::string(traits_.name) + " " + traits_.version_text(version.version) + " (" +
+      ToolkitReleaseText(traits_, own_release) +
+      (traits_.driver_library
+           ? std::string(release != own_release ? ", answering as " +
+                                                      ToolkitReleaseText(traits_, release)
+                                                : std::string()) +
+                 "): runs with any driver"
+           : " release: " + Requirement(traits_, release, version.runtime_version) +
+                 ") runs on CUDA " + CudaVersionText(needs) + "+ drivers");
   auto record = [&](ToolkitRejection rejection, std::string reason) -> ToolkitCandidate& {
     ToolkitCandidate& c = internal::AddCandidate(&candidates_, opened.loaded_path, source,
                                                  rejection, std::move(reason));
@@ -556,6 +626,7 @@ bool Toolkit::TryCandidate(const std::string& path, ToolkitSource source) {
   found_by_ = source;
   version_ = version;
   release_ = release;
+  own_release_ = own_release;
   NoteSiblings();
   if (traits_.after_accept != nullptr) {
     const std::string more = traits_.after_accept(*this, !siblings.handles.empty());
@@ -612,6 +683,10 @@ std::string_view Toolkit::symbol(int index) const {
 
 void* Toolkit::ResolveSlow(int index) noexcept {
   return table_ != nullptr ? table_->ResolveSlow(index, internal::BindMode::kCall) : nullptr;
+}
+
+void* Toolkit::Probe(int index) noexcept {
+  return table_ != nullptr ? table_->ResolveSlow(index, internal::BindMode::kProbe) : nullptr;
 }
 
 int Toolkit::BindAll() { return table_ != nullptr ? table_->BindAll() : traits_.entry_count; }

@@ -160,6 +160,24 @@ struct ToolkitTraits {
   // Optional: after acceptance, loads or records what else the library needs next to it (NVRTC's
   // builtins); returns the text companion() reports (after the siblings').
   std::string (*after_accept)(Toolkit& library, bool opened_before);
+
+  // A library the driver ships (NVML): found where the driver is (the default search, each
+  // LD_LIBRARY_PATH directory, the chosen driver's directory, the driver's well-known
+  // directories; never a toolkit or a wheel), any driver runs it (min_driver answers 0), it
+  // carries no runtime, and its releases are the driver branches of its facts (release_text).
+  bool driver_library;
+  // "NVML 535" for a release (null: "CUDA 12.4").
+  std::string (*release_text)(int release);
+  // The release whose rules a clamp to CUDA `max_cuda_version` binds (the newest the facts say such
+  // a driver has), or 0 for no cap; applied when it is older than the library's own release, and
+  // then nothing newer than the cap's rules is looked up by its own name.
+  int (*release_cap)(int max_cuda_version);
+  // An entry no variant of which the release exports with the entry's ABI: the address of cudyn's
+  // adapter over an older variant (bound through `library` by the same rules), or null (missing).
+  void* (*adapter)(Toolkit& library, int index);
+  // The library's own text for one of its status values (nvmlErrorString's), what its drop-in's
+  // error-string function answers when no library is found; null: cudyn's own text.
+  const char* (*status_text)(int status);
 };
 
 struct ToolkitCandidate {
@@ -210,6 +228,8 @@ const ToolkitReleaseRow* FindToolkitRelease(const ToolkitTraits& traits, int rel
 int ToolkitMinDriver(const ToolkitTraits& traits, int release);
 // "12.4" for 12040.
 std::string CudaVersionText(int version);
+// "CUDA 12.4" for 12040, or the library's own words for a release ("NVML 535").
+std::string ToolkitReleaseText(const ToolkitTraits& traits, int release);
 
 // The version readers the libraries share (ToolkitTraits::read_version); each also reads the
 // runtime_version_symbol when the traits name one.
@@ -252,6 +272,8 @@ class Toolkit {
   int version() const { return version_.version; }
   int runtime_version() const { return version_.runtime_version; }
   int release() const { return release_; }  // the CUDA release whose facts bind (12040)
+  // The library's own release before a clamp capped it (release_cap), else release().
+  int own_release() const { return own_release_; }
   int driver_version() const { return driver_version_; }  // the one the choice used (0: none)
   const std::string& companion() const { return companion_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -263,6 +285,8 @@ class Toolkit {
     return fn != nullptr ? fn : ResolveSlow(index);
   }
   void* ResolveSlow(int index) noexcept;
+  // Binds `index` as a client asking whether the release has it (nothing logged); nullptr: missing.
+  void* Probe(int index) noexcept;
   int BindAll();  // returns the number of missing entries
   EntryStatus status(int index) const;
   std::string last_error() const noexcept;
@@ -297,6 +321,8 @@ class Toolkit {
   std::vector<std::string> warnings_;
   ToolkitVersion version_;
   int release_ = 0;
+  int own_release_ = 0;
+  int clamp_ = 0;  // the clamp in effect (CUDA version), 0: none
   int driver_version_ = 0;
   std::string companion_;
 };

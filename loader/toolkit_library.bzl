@@ -23,9 +23,12 @@ def _base_traits(lib, t):
         ("dropin_soname", _c(t.soname_13)),
         ("runtime_version_symbol", _c(getattr(t, "runtime_version_symbol", None))),
         ("version_scale", str(getattr(t, "version_scale", 1000))),
-        ("read_version", "&" + t.read_version),
-        ("version_text", "&" + t.version_text),
     ]
+    for hook in ["read_version", "version_text"]:
+        if getattr(t, hook, None):
+            fields.append((hook, "&" + getattr(t, hook)))
+    if getattr(t, "driver_library", False):
+        fields.append(("driver_library", "true"))
     siblings = getattr(t, "siblings", [])
     if siblings:
         fields.append(("siblings", "\"%s\"" % "".join([n + "\\0" for n in siblings])))
@@ -104,12 +107,12 @@ def toolkit_library(name, t, copts):
     cudyn_library(
         name = name,
         srcs = [name + ".cc"],
-        hdrs = [name + ".h"],
+        hdrs = [name + ".h"] + getattr(t, "hdrs", []),
         copts = copts,
         cudyn_deps = [":core", ":toolkit"] + getattr(t, "deps", []),
         embed_alwayslink = False,
         visibility = ["//visibility:public"],
-        deps = ["//version_tables:%s_generated_inc" % name],
+        deps = ["//version_tables:%s_generated_inc" % name] + getattr(t, "header_deps", []),
     )
 
 # Every library on the toolkit template, in cudyn-check's order: the one list. loader/BUILD declares
@@ -131,7 +134,10 @@ def toolkit_library(name, t, copts):
 #   soname_13      the 13.0 release's SONAME: the drop-in's name for `cudyn run`
 #   hooks          its traits file loader/<lib>.cc is hand-written (acceptance or companions of its
 #                  own); else it is generated from this entry
+#   driver_library shipped with the driver (NVML): ToolkitTraits::driver_library
 #   deps           other //loader libraries its traits file uses
+#   hdrs           hand-written headers of its own beside loader/<lib>.h
+#   header_deps    where its API headers come from when the 13.0 toolkit (@cuda) lacks them
 #   min_trampolines  the drop-in asm test's lower bound on its trampolines, whose names start
 #                  with trampoline_prefix (default: the library's name)
 TOOLKIT_LIBRARIES = {
@@ -268,6 +274,24 @@ TOOLKIT_LIBRARIES = {
         soname_13 = "libnvJitLink.so.13",
         min_trampolines = 13,
         trampoline_prefix = "__nvJitLink",
+    ),
+    "nvml": struct(
+        name = "Nvml",
+        title = "NVML",
+        file = "libnvidia-ml",
+        wheel = None,
+        version_symbol = "nvmlErrorString",
+        driver_library = True,
+        header = "nvml.h",
+        header_deps = ["@nvml//:headers"],
+        hdrs = ["nvml_support.h"],
+        status_type = "nvmlReturn_t",
+        no_library = ("NVML_ERROR_LIBRARY_NOT_FOUND", 12),
+        not_supported = ("NVML_ERROR_FUNCTION_NOT_FOUND", 13),
+        soname_13 = "libnvidia-ml.so.1",
+        hooks = True,
+        min_trampolines = 300,
+        trampoline_prefix = "nvml",
     ),
 }
 

@@ -138,7 +138,7 @@ def library_dropin(
         embed_copts = ["-DCUDYN_EMBED"],
         embed_name = "cudyn_%s_embed" % library,
         embed_visibility = ["//visibility:public"],
-        deps = ["@cuda//:headers"],
+        deps = ["@cuda//:headers"] + (getattr(toolkit, "header_deps", []) if toolkit else []),
         alwayslink = True,
         tags = tags,
     )

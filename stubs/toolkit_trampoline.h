@@ -51,14 +51,21 @@ inline void* BindToolkitStubSlot(Toolkit& library, void** slots, int index) {
 // which the loader recognises (and refuses) the drop-in installed under the library's name.
 #define CUDYN_TOOLKIT_DROPIN(lib, Name, status_type)                                            \
   extern "C" __attribute__((visibility("hidden"))) void* cudyn_##lib##_stub_slots[];            \
-  template <typename Ret>                                                                       \
-  static inline Ret CudynMissing##Name() {                                                      \
+  template <typename Ret, typename... Args>                                                    \
+  static inline Ret CudynMissing##Name(Args... args) {                                          \
+    (static_cast<void>(args), ...);                                                             \
     if constexpr (std::is_void_v<Ret>) {                                                        \
       return;                                                                                   \
     } else if constexpr (std::is_same_v<Ret, status_type>) {                                    \
       return static_cast<status_type>(                                                          \
           ::cudyn::ToolkitStubMissingStatus(::cudyn::Default##Name()));                         \
     } else if constexpr (std::is_same_v<Ret, const char*>) {                                    \
+      /* An error-string function: the library's own text when the traits have it. */          \
+      if constexpr (sizeof...(Args) == 1 && (std::is_same_v<Args, status_type> && ...)) {        \
+        if (::cudyn::k##Name##Traits.status_text != nullptr) {                                  \
+          return ::cudyn::k##Name##Traits.status_text(static_cast<int>(args)...);               \
+        }                                                                                       \
+      }                                                                                         \
       return ::cudyn::Default##Name().ok()                                                      \
                  ? "cudyn: this library release does not provide the function"                 \
                  : "cudyn: no release of this library that the driver runs was found";          \
@@ -76,7 +83,7 @@ inline void* BindToolkitStubSlot(Toolkit& library, void** slots, int index) {
   static __attribute__((noinline, cold, used)) ret cudyn_##lib##_bind_##symbol params {  \
     void* cudyn_fn_ = ::cudyn::BindToolkitStubSlot(::cudyn::Default##Name(),             \
                                                    cudyn_##lib##_stub_slots, index);     \
-    if (cudyn_fn_ == nullptr) return CudynMissing##Name<ret>();                          \
+    if (cudyn_fn_ == nullptr) return CudynMissing##Name<ret> args;                       \
     return reinterpret_cast<ret(*) params>(cudyn_fn_) args;                             \
   }
 

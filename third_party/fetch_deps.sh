@@ -35,6 +35,8 @@
 #        <cache>/debs/*.deb                  (downloaded packages; the nvidia-cuda-dev ones are deleted after use)
 #        <cache>/cudart/<version>/<soname>   (real CUDA runtimes: third_party/fetch_runtimes.sh, private APT)
 #        <cache>/nvrtc/<version>/<soname>    (real NVRTC libraries and their builtins: the same script)
+#        <cache>/nvml/<branch>/libnvidia-ml.so.1, <cache>/nvml-headers/<cuda>/nvml.h  (real NVML libraries
+#                 and headers: third_party/fetch_nvml.sh, private APT; REAL_NVML / NVML_HEADERS of nvidia_drivers.bzl)
 #        <cache>/.stamps/<entry>             (package=version lines of what each entry was extracted from)
 # Any failure prints which step / package failed and exits non-zero.
 set -euo pipefail
@@ -209,7 +211,8 @@ check_cache() {
 
 if [[ ${1:-} == --check ]]; then
   log "checking cache $CACHE"
-  if check_cache && CUDYN_DEPS=$CACHE "$(dirname "$DRIVERS_BZL")/fetch_runtimes.sh" --check; then
+  if check_cache && CUDYN_DEPS=$CACHE "$(dirname "$DRIVERS_BZL")/fetch_runtimes.sh" --check &&
+    CUDYN_DEPS=$CACHE "$(dirname "$DRIVERS_BZL")/fetch_nvml.sh" --check; then
     log "cache complete"
     exit 0
   fi
@@ -488,6 +491,8 @@ main() {
   check_cache || die "cache $CACHE is incomplete"
   # The real CUDA runtimes and NVRTC libraries (third_party/cuda_runtimes.bzl), from suites this machine does not use.
   CUDYN_DEPS=$CACHE "$(dirname "$DRIVERS_BZL")/fetch_runtimes.sh" || die "fetching the CUDA runtimes failed"
+  # The real NVML libraries and headers (REAL_NVML / NVML_HEADERS in nvidia_drivers.bzl), private APT as well.
+  CUDYN_DEPS=$CACHE "$(dirname "$DRIVERS_BZL")/fetch_nvml.sh" || die "fetching the NVML libraries failed"
   log "done"
 }
 

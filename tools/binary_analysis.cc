@@ -141,6 +141,7 @@ void FillFromLayers(layers::FileLayers&& fl, BinaryAnalysis* a) {
 void JudgeLibraryRelease(const std::string& soname, layers::RuntimeLayer* runtime) {
   if (runtime->linkage != layers::RuntimeLinkage::kNone || soname.empty()) return;
   for (const ToolkitTraits* t : ToolkitLibraries()) {
+    if (t->driver_library) continue;  // the driver's own (NVML): any driver runs it
     int oldest = 0;
     for (int i = 0; i < t->release_count; ++i) {
       const ToolkitReleaseRow& row = t->releases[i];

@@ -93,8 +93,8 @@ void PrintListing(const ToolkitTraits& traits, const LibraryListing& listing, st
       out << "  " << (cand.accepted() ? "taken    " : "refused  ") << cand.path << " ("
           << ToolkitSourceName(traits, cand.source) << "): ";
       if (cand.version > 0) {  // 0: refused by its SONAME, never loaded (the reason says so)
-        out << traits.name << " " << traits.version_text(cand.version) << ", CUDA "
-            << CudaText(cand.release) << " release — ";
+        out << traits.name << " " << traits.version_text(cand.version) << ", "
+            << ToolkitReleaseText(traits, cand.release) << " release — ";
       }
       out << cand.reason << "\n";
     }
@@ -102,7 +102,7 @@ void PrintListing(const ToolkitTraits& traits, const LibraryListing& listing, st
   if (listing.picked) {
     const Toolkit& t = *listing.library;
     out << "picked: " << t.path() << " (" << traits.name << " " << traits.version_text(t.version())
-        << ", CUDA " << CudaText(t.release()) << " release"
+        << ", " << ToolkitReleaseText(traits, t.release()) << " release"
         << (t.companion().empty() ? std::string() : ", " + t.companion()) << ")\n";
   } else {
     out << "picked: none — "
@@ -126,9 +126,10 @@ int RunToolkit(const ToolkitTraits& traits, const Args& args, std::ostream& out,
   OpenedDriver opened;
   const int driver_version = DriverForListing(request, &opened);
   const LibraryListing listing = ListLibrary(traits, driver_version);
-  const int exit_code = driver_version == 0 ? kExitNoDriver
-                        : listing.picked     ? kExitOk
-                                             : kExitIncompatible;
+  // A library the driver ships (NVML) is judged without the CUDA driver.
+  const int exit_code = driver_version == 0 && !traits.driver_library ? kExitNoDriver
+                        : listing.picked                              ? kExitOk
+                                                                      : kExitIncompatible;
   if (args.json) {
     Json j = ListingJson(traits, listing);
     j["command"] = traits.library;

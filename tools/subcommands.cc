@@ -161,11 +161,17 @@ std::string ToolkitHelp(const ToolkitTraits& t) {
   }
   return std::string("usage: cudyn-check ") + t.library +
          " [--driver PATH] [--max-cuda-version V] [--json]\n\nLists the " + t.name +
-         " libraries (" + sonames + ") where cudyn's loader\nlooks, in its order (the runtime's "
-         "places; wheel layouts nvidia/cu13/lib and\n" + (t.wheel_before_13 + 1) +
-         "), and what the loader made of each for the driver in front: its\nversion, its CUDA "
-         "release, the oldest driver that runs it, and the one it\ntakes: the newest release "
-         "the driver runs (" + t.env_name + ", when set, is\ntaken as it is).\n\noptions:\n"
+         " libraries (" + sonames + ") where cudyn's loader\nlooks, in its order " +
+         (t.driver_library
+              ? std::string("(where the driver is: the default search,\nLD_LIBRARY_PATH, the "
+                            "driver's directories), and what the loader made of each:\nits "
+                            "version and driver branch, and the one it takes: the first found (")
+              : std::string("(the runtime's places; wheel layouts nvidia/cu13/lib and\n") +
+                    (t.wheel_before_13 + 1) +
+                    "), and what the loader made of each for the driver in front: its\nversion, "
+                    "its CUDA release, the oldest driver that runs it, and the one it\ntakes: "
+                    "the newest release the driver runs (") +
+         t.env_name + ", when set, is\ntaken as it is).\n\noptions:\n"
          "  --driver PATH           judge against this libcuda (made absolute)\n"
          "  --max-cuda-version V    clamp the driver's version (11040 or 11.4)\n"
          "  --json                  machine-readable output\n\nexit: 0 one this driver runs is "

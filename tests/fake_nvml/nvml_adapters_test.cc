@@ -1,0 +1,143 @@
+// NVML's adapters (loader/nvml.cc) on a fake NVML of the 418 branch (tests/fake_nvml: the names
+// the real 418 exports, the older variants recording their arguments): a program built against
+// the newest nvml.h calls the _v2/_v3 process lists and nvmlDeviceGetMemoryInfo_v2, which 418
+// lacks, and gets the v1 answers converted, the fields v1 lacks as NVML reports them without MIG.
+#include <dlfcn.h>
+// Every variant under its own name (the _v2 process lists are declared only so).
+#define NVML_NO_UNVERSIONED_FUNC_DEFS
+#include <gtest/gtest.h>
+#include <nvml.h>
+#include <stdlib.h>
+
+#include <cstring>
+#include <string>
+
+#include "loader/nvml.h"
+#include "tests/util/runfiles.h"
+
+namespace {
+
+std::string Calls() {
+  auto calls = reinterpret_cast<const char* (*)()>(
+      dlsym(cudyn::DefaultNvml().handle(), "fake_nvml_calls"));
+  return calls != nullptr ? calls() : "no fake";
+}
+void Reset() {
+  auto reset = reinterpret_cast<void (*)()>(dlsym(cudyn::DefaultNvml().handle(), "fake_nvml_reset"));
+  if (reset != nullptr) reset();
+}
+
+using ProcessList = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*);
+struct ProcessCase {
+  const char* entry;
+  ProcessList fn;
+  int index;
+  const char* older;
+};
+
+TEST(NvmlAdapters, TheFakeIsTakenAsBranch418) {
+  cudyn::Toolkit& t = cudyn::DefaultNvml();
+  ASSERT_TRUE(t.ok()) << t.last_error();
+  EXPECT_EQ(t.release(), 418);
+}
+
+TEST(NvmlAdapters, ProcessListsFromV1) {
+  const ProcessCase cases[] = {
+      {"compute _v3", &nvmlDeviceGetComputeRunningProcesses_v3,
+       cudyn::kNvml_nvmlDeviceGetComputeRunningProcesses_v3, "nvmlDeviceGetComputeRunningProcesses"},
+      {"compute _v2", &nvmlDeviceGetComputeRunningProcesses_v2,
+       cudyn::kNvml_nvmlDeviceGetComputeRunningProcesses_v2, "nvmlDeviceGetComputeRunningProcesses"},
+      {"graphics _v3", &nvmlDeviceGetGraphicsRunningProcesses_v3,
+       cudyn::kNvml_nvmlDeviceGetGraphicsRunningProcesses_v3, "nvmlDeviceGetGraphicsRunningProcesses"},
+      {"graphics _v2", &nvmlDeviceGetGraphicsRunningProcesses_v2,
+       cudyn::kNvml_nvmlDeviceGetGraphicsRunningProcesses_v2, "nvmlDeviceGetGraphicsRunningProcesses"},
+      {"mps _v3", &nvmlDeviceGetMPSComputeRunningProcesses_v3,
+       cudyn::kNvml_nvmlDeviceGetMPSComputeRunningProcesses_v3,
+       "nvmlDeviceGetMPSComputeRunningProcesses"},
+      {"mps _v2", &nvmlDeviceGetMPSComputeRunningProcesses_v2,
+       cudyn::kNvml_nvmlDeviceGetMPSComputeRunningProcesses_v2,
+       "nvmlDeviceGetMPSComputeRunningProcesses"},
+  };
+  nvmlDevice_t device = reinterpret_cast<nvmlDevice_t>(0x1234);
+  for (const ProcessCase& c : cases) {
+    SCOPED_TRACE(c.entry);
+    // The whole list: the older variant is given the caller's count and a buffer of its own.
+    Reset();
+    nvmlProcessInfo_t infos[4];
+    std::memset(infos, 0xAB, sizeof infos);
+    unsigned int count = 4;
+    ASSERT_EQ(c.fn(device, &count, infos), NVML_SUCCESS);
+    EXPECT_EQ(Calls(), std::string(c.older) + "(device=0x1234,count=4,infos=buffer);");
+    EXPECT_EQ(cudyn::DefaultNvml().status(c.index), cudyn::EntryStatus::kAdapter);
+    ASSERT_EQ(count, 2u);
+    EXPECT_EQ(infos[0].pid, 100u);
+    EXPECT_EQ(infos[0].usedGpuMemory, 1ull << 20);
+    EXPECT_EQ(infos[0].gpuInstanceId, 0xFFFFFFFFu);
+    EXPECT_EQ(infos[0].computeInstanceId, 0xFFFFFFFFu);
+    EXPECT_EQ(infos[1].pid, 200u);
+    EXPECT_EQ(infos[1].usedGpuMemory, 2ull << 20);
+    EXPECT_EQ(infos[1].gpuInstanceId, 0xFFFFFFFFu);
+    // Past the count: untouched.
+    unsigned char untouched[sizeof(nvmlProcessInfo_t)];
+    std::memset(untouched, 0xAB, sizeof untouched);
+    EXPECT_EQ(std::memcmp(&infos[2], untouched, sizeof untouched), 0);
+    // The size query: a null buffer passed on as null, the count answered.
+    Reset();
+    count = 0;
+    EXPECT_EQ(c.fn(device, &count, nullptr), NVML_ERROR_INSUFFICIENT_SIZE);
+    EXPECT_EQ(count, 2u);
+    EXPECT_EQ(Calls(), std::string(c.older) + "(device=0x1234,count=0,infos=null);");
+    // Too small a buffer: the older variant's answer, nothing converted.
+    Reset();
+    std::memset(infos, 0xAB, sizeof infos);
+    count = 1;
+    EXPECT_EQ(c.fn(device, &count, infos), NVML_ERROR_INSUFFICIENT_SIZE);
+    EXPECT_EQ(count, 2u);
+    EXPECT_EQ(std::memcmp(&infos[0], untouched, sizeof untouched), 0);
+  }
+}
+
+TEST(NvmlAdapters, MemoryV2FromV1) {
+  nvmlDevice_t device = reinterpret_cast<nvmlDevice_t>(0x1234);
+  Reset();
+  nvmlMemory_v2_t memory;
+  std::memset(&memory, 0xAB, sizeof memory);
+  memory.version = nvmlMemory_v2;
+  ASSERT_EQ(nvmlDeviceGetMemoryInfo_v2(device, &memory), NVML_SUCCESS);
+  EXPECT_EQ(Calls(), "nvmlDeviceGetMemoryInfo(device=0x1234,memory=buffer);");
+  EXPECT_EQ(cudyn::DefaultNvml().status(cudyn::kNvml_nvmlDeviceGetMemoryInfo_v2),
+            cudyn::EntryStatus::kAdapter);
+  EXPECT_EQ(memory.version, nvmlMemory_v2);
+  EXPECT_EQ(memory.total, 16ull << 30);
+  EXPECT_EQ(memory.free, 10ull << 30);
+  EXPECT_EQ(memory.used, 6ull << 30);
+  EXPECT_EQ(memory.reserved, 0u);
+  // A struct of another version: NVML's own answer, the older variant never called.
+  Reset();
+  memory.version = 1;
+  EXPECT_EQ(nvmlDeviceGetMemoryInfo_v2(device, &memory), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+  EXPECT_EQ(Calls(), "");
+}
+
+TEST(NvmlAdapters, WhatNeitherExportsNorAdaptsAnswersFunctionNotFound) {
+  // nvmlEventSetWait_v2: 418's nvmlEventSetWait fills the event data of its day (no adapter).
+  nvmlEventData_t data;
+  EXPECT_EQ(nvmlEventSetWait_v2(nullptr, &data, 0), NVML_ERROR_FUNCTION_NOT_FOUND);
+  EXPECT_EQ(cudyn::DefaultNvml().status(cudyn::kNvml_nvmlEventSetWait_v2),
+            cudyn::EntryStatus::kMissing);
+  EXPECT_NE(cudyn::DefaultNvml().last_error().find("nvmlEventSetWait_v2"), std::string::npos)
+      << cudyn::DefaultNvml().last_error();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string fake = cudyn::testing::Runfile("cudyn/tests/fake_nvml/fake_418/libnvidia-ml.so.1");
+  if (fake.empty()) {
+    std::fprintf(stderr, "the fake NVML is missing from the runfiles\n");
+    return 1;
+  }
+  setenv("CUDYN_NVML_PATH", fake.c_str(), 1);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
