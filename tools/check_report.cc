@@ -9,6 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "tools/check.h"
 #include "tools/check_nfd.h"
+#include "tools/check_nvml.h"
 #include "version_tables/api_table.h"
 
 namespace cudyn {
@@ -370,6 +371,10 @@ int RunReport(const Args& args, std::ostream& out, std::ostream& err) {
   Json devices = Json::array();
   if (init_rc == 0) devices = DevicesJson(d, &device_lines);
 
+  // What NVML knows (the driver branch, UUIDs, MIG), without a CUDA context.
+  std::vector<std::string> nvml_lines;
+  Json nvml = NvmlReportJson(request.max_cuda_version, &nvml_lines);
+
   // Binding summary.
   d.BindAll();
   int native = 0, adapter = 0, missing = 0;
@@ -418,6 +423,7 @@ int RunReport(const Args& args, std::ostream& out, std::ostream& err) {
     entries["adapter"] = adapter;
     entries["missing"] = missing;
     j["entries"] = std::move(entries);
+    j["nvml"] = std::move(nvml);
     j["exit_code"] = exit_code;
     out << JsonText(j);
     return exit_code;
@@ -452,6 +458,8 @@ int RunReport(const Args& args, std::ostream& out, std::ostream& err) {
   }
   out << "entries:            " << kEntryCount << " total: " << native << " native, " << adapter
       << " adapter, " << missing << " missing\n";
+  out << "NVML:               " << (nvml_lines.empty() ? std::string() : nvml_lines[0]) << "\n";
+  for (size_t i = 1; i < nvml_lines.size(); ++i) out << "  " << nvml_lines[i] << "\n";
   PrintFindings(out, findings);
   out << "result:             "
       << (exit_code == kExitOk
