@@ -246,6 +246,13 @@ int NvmlBranchOfCuda(int cuda_version) noexcept {
   return best;
 }
 
+int NvmlBranchCudaVersion(int branch) noexcept {
+  for (const NvmlBranchRow& row : kNvmlBranches) {
+    if (row.branch == branch) return row.cuda_version;
+  }
+  return 0;
+}
+
 std::string NvmlVersionText(int version) {
   char text[32];
   std::snprintf(text, sizeof text, "%d.%02d.%02d", version / 100000, version / 100 % 1000,

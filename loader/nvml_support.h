@@ -41,6 +41,9 @@ const char* NvmlErrorStringOf(int code) noexcept;
 // the oldest is newer.
 int NvmlBranchOfCuda(int cuda_version) noexcept;
 
+// The CUDA version the driver of `branch` reports (the facts'), 0 for a branch they do not know.
+int NvmlBranchCudaVersion(int branch) noexcept;
+
 // "535.261.03" for 53526103 (major * 100000 + minor * 100 + patch).
 std::string NvmlVersionText(int version);
 

@@ -57,10 +57,20 @@ void FillFromElf(const elf::ElfInfo& info, BinaryAnalysis* a) {
     if (StartsWith(needed, "libcuda.so")) a->libcuda_needed.push_back(needed);
     if (StartsWith(needed, "libcudart.so")) a->cudart_needed.push_back(needed);
     if (StartsWith(needed, "libcudyn_cuda.so")) a->cudyn_needed.push_back(needed);
+    if (StartsWith(needed, "libnvidia-ml.so")) a->nvml_needed.push_back(needed);
+    if (StartsWith(needed, "libcudyn_nvml.so")) a->links_cudyn_nvml = true;
   }
   a->is_driver_library = StartsWith(info.soname, "libcuda.so");
   for (const std::string& name : info.defined) {
     if (FindEntry(name) >= 0) ++a->defined_driver_symbols;
+    if (name == "cudynNvmlEntryCount") a->links_cudyn_nvml = true;
+  }
+  for (const elf::ImportedSymbol& sym : info.undefined) {
+    if (!StartsWith(sym.name, "nvml")) continue;
+    ImportedApi api;
+    api.symbol = sym.name;
+    api.weak = sym.weak;
+    a->nvml_imports.push_back(std::move(api));
   }
   std::map<std::string, size_t> seen;
   for (const elf::ImportedSymbol& sym : info.undefined) {

@@ -48,6 +48,12 @@ struct BinaryAnalysis {
   bool static_cudyn_marker = false;         // the cudyn loader is compiled in (see README)
   bool is_driver_library = false;           // it is a libcuda itself (SONAME libcuda.so.*)
   std::vector<ImportedApi> imports;
+  // NVML (tools/binary_nvml.h): its nvml* imports (symbol and weak only), DT_NEEDED
+  // libnvidia-ml.so*, and whether cudyn's NVML serves them (DT_NEEDED libcudyn_nvml.so*, or the
+  // file defines cudyn's NVML marker: linked statically).
+  std::vector<ImportedApi> nvml_imports;
+  std::vector<std::string> nvml_needed;
+  bool links_cudyn_nvml = false;
   // cu[A-Z]* imports that are not the driver's: names the tables do not know, in a file that does
   // not link libcuda (or cudyn), or defined by another DT_NEEDED library found on this machine
   // (libcufile's cuFileRead ...). Information only.

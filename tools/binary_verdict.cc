@@ -171,7 +171,34 @@ void LayersWithoutTarget(const BinaryAnalysis& a, BinaryVerdict* v) {
 
 }  // namespace
 
+namespace {
+
+// The NVML imports after the other layers: a file linked with -lnvidia-ml whose imports the
+// target's NVML lacks does not start there, whatever its CUDA side.
+BinaryVerdict WithNvml(const BinaryAnalysis& a, int target, BinaryVerdict v) {
+  v.nvml = JudgeNvml(a, target);
+  if (!v.nvml.applies) return v;
+  if (!v.nvml.lacking.empty() && !v.nvml.through_cudyn &&
+      (v.verdict == Verdict::kCompatible || v.verdict == Verdict::kPortable)) {
+    v.verdict = Verdict::kIncompatible;
+    v.reason = "NVML: " + v.nvml.reason;
+  } else if (v.verdict != Verdict::kError && v.verdict != Verdict::kNotApplicable) {
+    v.reason += "; NVML: " + v.nvml.reason;
+  }
+  return v;
+}
+
+BinaryVerdict JudgeFileLayers(const BinaryAnalysis& a, const BinaryTarget& target);
+
+}  // namespace
+
 BinaryVerdict JudgeFile(const BinaryAnalysis& a, const BinaryTarget& target) {
+  return WithNvml(a, target.version, JudgeFileLayers(a, target));
+}
+
+namespace {
+
+BinaryVerdict JudgeFileLayers(const BinaryAnalysis& a, const BinaryTarget& target) {
   BinaryVerdict v = Judge(a, target.version);
   if (v.verdict == Verdict::kError || v.verdict == Verdict::kNotApplicable) return v;
   layers::LayerVerdict api = DriverApiLayer(a, v);
@@ -237,12 +264,18 @@ BinaryVerdict JudgeFile(const BinaryAnalysis& a, const BinaryTarget& target) {
   return v;
 }
 
+}  // namespace
+
 MinimumDriver FindMinimumDriver(const BinaryAnalysis& a, const std::vector<layers::GpuArch>& gpus) {
   // Versions below which no rule changes; kFloor stands for "any driver".
   constexpr int kFloor = 1000;
   std::set<int> versions = {kFloor, a.needs_version(), a.runtime.min_driver};
   for (const layers::KernelImage& image : a.kernels.images) {
     if (image.ptx) versions.insert(layers::MinDriverForPtxIsa(image.isa_major, image.isa_minor));
+  }
+  // Where its NVML imports' verdict changes: each NVML branch's driver.
+  if (!a.nvml_imports.empty()) {
+    for (int version : NvmlBranchDriverVersions()) versions.insert(version);
   }
   // A driver older than a GPU does not offer it (kernel_rule::MinDriverForGpu, gpu_arch.tsv).
   for (const layers::GpuArch& gpu : gpus) {

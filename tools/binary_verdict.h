@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tools/binary_analysis.h"
+#include "tools/binary_nvml.h"
 #include "tools/check_inputs.h"
 #include "tools/layers/kernel_layer.h"
 #include "tools/layers/verdict.h"
@@ -38,6 +39,9 @@ struct BinaryVerdict {
   std::vector<std::string> layer_gpus;
   layers::Layer deciding_layer = layers::Layer::kNone;
   int cuda_error = 0;
+  // Its NVML imports against the target's NVML branch (set by JudgeFile); a file linked with
+  // -lnvidia-ml that the branch's NVML lacks an import of is incompatible.
+  NvmlFinding nvml;
 };
 // The driver-API layer alone (imports vs target). target: 0 = no target known.
 BinaryVerdict Judge(const BinaryAnalysis& analysis, int target);

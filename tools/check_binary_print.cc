@@ -156,6 +156,15 @@ Json BinaryFileJson(const BinaryAnalysis& a, const BinaryVerdict& v, int target)
   j["verdict"] = VerdictName(v.verdict);
   j["reason"] = v.reason;
   j["too_new"] = StringList(v.too_new);
+  if (v.nvml.applies) {
+    j["nvml"] = {{"imports", v.nvml.imports},
+                 {"through_cudyn", v.nvml.through_cudyn},
+                 {"branch", v.nvml.branch > 0 ? Json(v.nvml.branch) : Json()},
+                 {"lacking", StringList(v.nvml.lacking)},
+                 {"bound_to_older_variant", StringList(v.nvml.variant)},
+                 {"unknown", StringList(v.nvml.unknown)},
+                 {"reason", v.nvml.reason}};
+  }
   j["exit_code"] = ExitFor(v.verdict);
   return j;
 }
@@ -208,6 +217,7 @@ void PrintBinaryFile(std::ostream& out, const BinaryAnalysis& a, const BinaryVer
     }
     if (a.needs_version() > 0) out << "  needs: CUDA " << VersionText(a.needs_version()) << "\n";
   }
+  if (v.nvml.applies) out << "  NVML: " << v.nvml.reason << "\n";
   if (!a.other_cu_imports.empty()) {
     out << "  cu* imports of other libraries (not the driver's): " << Join(a.other_cu_imports, ", ")
         << "\n";
