@@ -32,6 +32,17 @@ std::string CudaVersionText(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
+const char* ToolkitEntryStatusText(Toolkit& library, const char* symbol) noexcept {
+  if (symbol == nullptr) return "unknown";
+  const ToolkitTraits& traits = library.traits();
+  for (int i = 0; i < traits.entry_count; ++i) {
+    if (traits.symbols[i] != symbol) continue;
+    library.Probe(i);
+    return EntryStatusName(library.status(i));
+  }
+  return "unknown";
+}
+
 std::string ToolkitReleaseText(const ToolkitTraits& traits, int release) {
   if (traits.release_text != nullptr) return traits.release_text(release);
   return "CUDA " + CudaVersionText(release);

@@ -226,6 +226,9 @@ std::vector<PlannedToolkit> ToolkitSearchPlan(const ToolkitTraits& traits,
 const ToolkitReleaseRow* FindToolkitRelease(const ToolkitTraits& traits, int release);
 // The oldest driver that runs `release` of the library.
 int ToolkitMinDriver(const ToolkitTraits& traits, int release);
+// How `symbol` is bound in `library` (bound now if it was not, quietly): "native", "adapter",
+// "missing", or "unknown" when it is not one of the library's entries. Never null.
+const char* ToolkitEntryStatusText(Toolkit& library, const char* symbol) noexcept;
 // "12.4" for 12040.
 std::string CudaVersionText(int version);
 // "CUDA 12.4" for 12040, or the library's own words for a release ("NVML 535").

@@ -76,6 +76,18 @@ inline void* BindToolkitStubSlot(Toolkit& library, void** slots, int index) {
   extern "C" CUDYN_TOOLKIT_API int cudyn##Name##EntryCount(void) {                              \
     return ::cudyn::k##Name##EntryCount;                                                        \
   }                                                                                             \
+  /* Introspection, as cudynEntryStatus is for the driver (loader/cudyn_c.h): how an entry is */ \
+  /* bound on the release taken ("native", "adapter", "missing"; "unknown": not an entry), */   \
+  /* that release's file ("" when none) and its release number. */                              \
+  extern "C" CUDYN_TOOLKIT_API const char* cudyn##Name##EntryStatus(const char* symbol) {       \
+    return ::cudyn::ToolkitEntryStatusText(::cudyn::Default##Name(), symbol);                   \
+  }                                                                                             \
+  extern "C" CUDYN_TOOLKIT_API const char* cudyn##Name##LibraryPath(void) {                     \
+    return ::cudyn::Default##Name().path().c_str();                                             \
+  }                                                                                             \
+  extern "C" CUDYN_TOOLKIT_API int cudyn##Name##Release(void) {                                 \
+    return ::cudyn::Default##Name().release();                                                  \
+  }                                                                                             \
   /* What tells any of them from a real library (loader/toolkit.h kToolkitDropinMarker). */     \
   extern "C" CUDYN_TOOLKIT_API int cudynToolkitDropin(void) { return 1; }
 

@@ -129,6 +129,23 @@ TEST(NvmlAdapters, WhatNeitherExportsNorAdaptsAnswersFunctionNotFound) {
       << cudyn::DefaultNvml().last_error();
 }
 
+extern "C" const char* cudynNvmlEntryStatus(const char* symbol);
+extern "C" const char* cudynNvmlLibraryPath(void);
+extern "C" int cudynNvmlRelease(void);
+
+TEST(NvmlAdapters, TheDropInSaysHowEachEntryIsBound) {
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlInit_v2"), "native");
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetMemoryInfo_v2"), "adapter");
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetComputeRunningProcesses_v3"), "adapter");
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlEventSetWait_v2"), "missing");
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetMigMode"), "missing");  // 450 on
+  EXPECT_STREQ(cudynNvmlEntryStatus("cuInit"), "unknown");
+  EXPECT_STREQ(cudynNvmlEntryStatus(nullptr), "unknown");
+  EXPECT_EQ(cudynNvmlRelease(), 418);
+  EXPECT_EQ(std::string(cudynNvmlLibraryPath()), cudyn::DefaultNvml().path());
+  EXPECT_NE(std::string(cudynNvmlLibraryPath()).find("fake_418/libnvidia-ml.so.1"), std::string::npos);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
