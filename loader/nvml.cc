@@ -176,6 +176,65 @@ nvmlReturn_t MemoryV2FromV1(nvmlDevice_t device, nvmlMemory_v2_t* memory) {
   return result;
 }
 
+// nvmlEventSetWait_v2 through the plain call of 390/418, which fills the event data of CUDA 10's
+// nvml.h: device, eventType, eventData (the 11.0 header added the instance ids after them).
+struct EventDataBefore11 {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;
+};
+template <int kIndex>
+nvmlReturn_t EventWaitFromV1(nvmlEventSet_t set, nvmlEventData_t* data, unsigned int timeout) {
+  using OlderFn = nvmlReturn_t (*)(nvmlEventSet_t, EventDataBefore11*, unsigned int);
+  const OlderFn older = Older<kIndex, OlderFn>();
+  if (data == nullptr) return older(set, nullptr, timeout);
+  EventDataBefore11 v1{};
+  const nvmlReturn_t result = older(set, &v1, timeout);
+  if (result == NVML_SUCCESS) {
+    data->device = v1.device;
+    data->eventType = v1.eventType;
+    data->eventData = v1.eventData;
+    data->gpuInstanceId = 0xFFFFFFFFu;
+    data->computeInstanceId = 0xFFFFFFFFu;
+  }
+  return result;
+}
+
+// nvmlDeviceSetPowerManagementLimit_v2 through the plain call (the GPU's limit in mW): a driver
+// before it sets no other scope.
+template <int kIndex>
+nvmlReturn_t PowerLimitFromV1(nvmlDevice_t device, nvmlPowerValue_v2_t* value) {
+  using OlderFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int);
+  const OlderFn older = Older<kIndex, OlderFn>();
+  if (value == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (value->version != nvmlPowerValue_v2) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  if (value->powerScope != NVML_POWER_SCOPE_GPU) return NVML_ERROR_NOT_SUPPORTED;
+  return older(device, value->powerValueMw);
+}
+
+// nvmlDeviceGetFanSpeed_v2 through the plain call, which reads the device's first fan.
+template <int kIndex>
+nvmlReturn_t FanSpeedFromV1(nvmlDevice_t device, unsigned int fan, unsigned int* speed) {
+  using OlderFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
+  if (fan != 0) return NVML_ERROR_NOT_SUPPORTED;
+  return Older<kIndex, OlderFn>()(device, speed);
+}
+
+// nvmlDeviceGetRetiredPages_v2 through the plain call: no retirement times to report (0).
+template <int kIndex>
+nvmlReturn_t RetiredPagesFromV1(nvmlDevice_t device, nvmlPageRetirementCause_t cause,
+                                unsigned int* count, unsigned long long* addresses,
+                                unsigned long long* timestamps) {
+  using OlderFn =
+      nvmlReturn_t (*)(nvmlDevice_t, nvmlPageRetirementCause_t, unsigned int*, unsigned long long*);
+  const unsigned int capacity = count != nullptr ? *count : 0;
+  const nvmlReturn_t result = Older<kIndex, OlderFn>()(device, cause, count, addresses);
+  if (result == NVML_SUCCESS && timestamps != nullptr && addresses != nullptr) {
+    for (unsigned int i = 0; i < *count && i < capacity; ++i) timestamps[i] = 0;
+  }
+  return result;
+}
+
 struct AdapterImpl {
   int index;
   int older;
@@ -198,6 +257,11 @@ const AdapterImpl kAdapterImpls[] = {
     CUDYN_NVML_ADAPTER(ProcessesFromV1, nvmlDeviceGetMPSComputeRunningProcesses_v2,
                        nvmlDeviceGetMPSComputeRunningProcesses),
     CUDYN_NVML_ADAPTER(MemoryV2FromV1, nvmlDeviceGetMemoryInfo_v2, nvmlDeviceGetMemoryInfo),
+    CUDYN_NVML_ADAPTER(EventWaitFromV1, nvmlEventSetWait_v2, nvmlEventSetWait),
+    CUDYN_NVML_ADAPTER(PowerLimitFromV1, nvmlDeviceSetPowerManagementLimit_v2,
+                       nvmlDeviceSetPowerManagementLimit),
+    CUDYN_NVML_ADAPTER(FanSpeedFromV1, nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetFanSpeed),
+    CUDYN_NVML_ADAPTER(RetiredPagesFromV1, nvmlDeviceGetRetiredPages_v2, nvmlDeviceGetRetiredPages),
 };
 #undef CUDYN_NVML_ADAPTER
 

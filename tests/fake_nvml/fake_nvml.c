@@ -64,3 +64,55 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) 
   memory->used = 6ull << 30;
   return NVML_SUCCESS;
 }
+
+// The event wait of 390/418: CUDA 10's nvmlEventData_t (device, eventType, eventData), no more.
+struct event_data_before_11 {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;
+};
+nvmlReturn_t nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t* data, unsigned int timeout) {
+  char text[96];
+  snprintf(text, sizeof text, "nvmlEventSetWait(set=%p,data=%s,timeout=%u)", (void*)set,
+           data ? "buffer" : "null", timeout);
+  append(text);
+  if (data == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  struct event_data_before_11* old = (struct event_data_before_11*)data;
+  old->device = (nvmlDevice_t)0x5678;
+  old->eventType = nvmlEventTypeXidCriticalError;
+  old->eventData = 79;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit) {
+  char text[96];
+  snprintf(text, sizeof text, "nvmlDeviceSetPowerManagementLimit(device=%p,limit=%u)",
+           (void*)device, limit);
+  append(text);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int* speed) {
+  char text[96];
+  snprintf(text, sizeof text, "nvmlDeviceGetFanSpeed(device=%p)", (void*)device);
+  append(text);
+  if (speed == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  *speed = 42;
+  return NVML_SUCCESS;
+}
+
+// Two retired pages.
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause,
+                                       unsigned int* count, unsigned long long* addresses) {
+  char text[128];
+  snprintf(text, sizeof text, "nvmlDeviceGetRetiredPages(device=%p,cause=%d,count=%u,addresses=%s)",
+           (void*)device, (int)cause, count ? *count : 0u, addresses ? "buffer" : "null");
+  append(text);
+  if (count == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  const unsigned int capacity = *count;
+  *count = 2;
+  if (addresses == NULL || capacity < 2) return NVML_ERROR_INSUFFICIENT_SIZE;
+  addresses[0] = 0x1000;
+  addresses[1] = 0x2000;
+  return NVML_SUCCESS;
+}
