@@ -138,6 +138,8 @@ def toolkit_library(name, t, copts):
 #   deps           other //loader libraries its traits file uses
 #   hdrs           hand-written headers of its own beside loader/<lib>.h
 #   header_deps    where its API headers come from when the 13.0 toolkit (@cuda) lacks them
+#   redirect_paths programs dlopen it by absolute path (monitoring tools do NVML's): `cudyn run`
+#                  preloads libcudyn_<lib>_paths.so beside the drop-in (stubs/dlopen_redirect.c)
 #   min_trampolines  the drop-in asm test's lower bound on its trampolines, whose names start
 #                  with trampoline_prefix (default: the library's name)
 TOOLKIT_LIBRARIES = {
@@ -289,6 +291,7 @@ TOOLKIT_LIBRARIES = {
         no_library = ("NVML_ERROR_LIBRARY_NOT_FOUND", 12),
         not_supported = ("NVML_ERROR_FUNCTION_NOT_FOUND", 13),
         soname_13 = "libnvidia-ml.so.1",
+        redirect_paths = True,
         hooks = True,
         min_trampolines = 300,
         trampoline_prefix = "nvml",

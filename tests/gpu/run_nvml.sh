@@ -78,6 +78,12 @@ if "${py:-python3}" -c "import pynvml" 2>/dev/null; then
 else
   echo "no pynvml here"
 fi
+# ctypes by the real file's absolute path (as some tools open NVML): direct, and through cudyn
+# run (the path redirect hands it cudyn's drop-in), natively and clamped to 10.1.
+real=$(readlink -f "$real_dir/libnvidia-ml.so.1")
+code="import ctypes, sys; l = ctypes.CDLL('$real'); print(l.nvmlInit_v2()); c = ctypes.c_uint(0); print(l.nvmlDeviceGetCount_v2(ctypes.byref(c)), c.value); print([x.split()[-1] for x in open('/proc/self/maps') if 'nvidia-ml' in x or 'cudyn_nvml' in x][::3])"
+echo "=== ctypes by path, direct"; "${py:-python3}" -c "$code" 2>&1
+echo "=== ctypes by path, cudyn run --nvml"; "$tree/bin/cudyn" run --nvml -- "${py:-python3}" -c "$code" 2>&1
 kill "$holder" 2>/dev/null
 wait 2>/dev/null
 true

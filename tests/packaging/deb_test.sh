@@ -3,7 +3,8 @@
 # private), every shipped ELF needs only glibc/libstdc++ and names no path of the build machine,
 # and the unpacked programs run (cudyn-check on the real 535 driver and a fake, cudyn run).
 #   $1 cudyn_<version>_amd64.deb  $2 a fake driver (CUDA 11.4)  $3 the real 535 libcuda.so.1
-#   $4... <library>=<13.0 SONAME> for every library of TOOLKIT_LIBRARIES (each ships the same files)
+#   $4... <library>=<13.0 SONAME>[+paths] for every library of TOOLKIT_LIBRARIES (each ships the
+#         same files; +paths: its drop-in directory also has libcudyn_<library>_paths.so)
 set -uo pipefail
 abs() { [[ $1 == /* ]] && echo "$1" || echo "$PWD/$1"; }
 deb=$(abs "$1") fake=$(abs "$2") real535=$(abs "$3")
@@ -67,6 +68,7 @@ expected=$(sort <<EOF2
 ./usr/share/doc/cudyn/README.md
 $(for entry in "${libraries[@]}"; do
   lib=${entry%%=*} soname=${entry#*=}
+  [[ $soname == *+paths ]] && soname=${soname%+paths} && echo "./usr/lib/cudyn/$lib/libcudyn_${lib}_paths.so"
   echo "./usr/lib/cudyn/$lib/$soname"
   echo "./usr/lib/libcudyn_$lib.a"
   echo "./usr/lib/libcudyn_$lib.so -> libcudyn_$lib.so.$major"

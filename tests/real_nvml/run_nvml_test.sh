@@ -49,6 +49,21 @@ for nvml in "$@"; do
   grep -q " $real\$" <<<"$out" || fail "$real python: the real NVML is not mapped:"$'\n'"$out"
   grep -q "/cudyn/nvml/libnvidia-ml.so.1\$\|/dropin/nvml/libnvidia-ml.so.1\$" <<<"$out" ||
     fail "$real python: cudyn's drop-in is not mapped:"$'\n'"$out"
+  # By its absolute path, as some tools open NVML: directly the real file (no _v3 before 535),
+  # through cudyn run cudyn's drop-in (the path redirect), which serves it from that very file.
+  by_path=${probe//libnvidia-ml.so.1/$real}
+  out=$("${clean[@]}" python3 -c "$by_path" 2>"$err")
+  [[ $(head -1 <<<"$out") == "$want" ]] || fail "$real by path, direct: '$(head -1 <<<"$out")'"
+  direct_v3=$(sed -n 's/^has_v3=//p' <<<"$out")
+  out=$("${clean[@]}" LD_LIBRARY_PATH="$dir" "$cudyn" run --nvml -- python3 -c "$by_path" 2>"$err") ||
+    fail "$real: cudyn run python by path failed: $out $(cat "$err")"
+  [[ $(head -1 <<<"$out") == "$want" ]] || fail "$real by path: '$(head -1 <<<"$out")', want '$want'"
+  grep -qx "has_v3=1" <<<"$out" || fail "$real by path: not cudyn's drop-in (no _v3):"$'\n'"$out"
+  grep -q "/libcudyn_nvml_paths.so\$" <<<"$out" || fail "$real by path: no path redirect mapped"
+  version=${real##*.so.}
+  if ((${version%%.*} < 535)); then
+    [[ $direct_v3 == 0 ]] || fail "$real by path, direct: the real file has the _v3 list?"
+  fi
 done
 # 390-470 lack nvmlDeviceGetMemoryInfo_v2 and the _v3 process lists (the facts: nvml_api_table.tsv).
 ((refused == 5 && started == 3)) || fail "linked directly: $started started, $refused refused (want 3 and 5)"

@@ -32,7 +32,9 @@
 // (DROPIN/<library>, cudyn's drop-in under the 13.0 release's SONAME, libnvrtc.so.13,
 // libcufft.so.12, ...) goes first on LD_LIBRARY_PATH and the drop-in is preloaded, so a program
 // linked against the 13.0 library gets the release cudyn picks inside the program for the driver
-// (CUDYN_DRIVER_PATH, handed on as above, and the clamp). --libraries: all of them.
+// (CUDYN_DRIVER_PATH, handed on as above, and the clamp). --libraries: all of them. Where the
+// drop-in directory also holds libcudyn_<library>_paths.so (NVML), it is preloaded too: a dlopen of
+// the library by an absolute path then gets the drop-in as well (stubs/dlopen_redirect.c).
 //
 // Exit status of cudyn itself: 125 (usage, bad option, unusable --driver, setuid), 126 (PROGRAM
 // cannot be executed), 127 (PROGRAM not found) -- as env(1), timeout(1) and docker run do.
@@ -402,6 +404,10 @@ int main(int argc, char** argv) {
   if (cudart) preloads.emplace_back("runtime", cudart_dir + "/" + kCudartDropinName);
   for (const auto& [t, dir] : library_dirs) {
     preloads.emplace_back(t->name, dir + "/" + t->dropin_soname);
+    // Its path redirect, where it has one (stubs/dlopen_redirect.c: NVML, which monitoring tools
+    // dlopen by absolute path).
+    const std::string redirect = dir + "/libcudyn_" + t->library + "_paths.so";
+    if (IsFile(redirect)) preloads.emplace_back(std::string(t->name) + " path redirect", redirect);
   }
   if (!preloads.empty()) {
     std::string preload;
