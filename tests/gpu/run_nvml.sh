@@ -84,6 +84,10 @@ real=$(readlink -f "$real_dir/libnvidia-ml.so.1")
 code="import ctypes, sys; l = ctypes.CDLL('$real'); print(l.nvmlInit_v2()); c = ctypes.c_uint(0); print(l.nvmlDeviceGetCount_v2(ctypes.byref(c)), c.value); print([x.split()[-1] for x in open('/proc/self/maps') if 'nvidia-ml' in x or 'cudyn_nvml' in x][::3])"
 echo "=== ctypes by path, direct"; "${py:-python3}" -c "$code" 2>&1
 echo "=== ctypes by path, cudyn run --nvml"; "$tree/bin/cudyn" run --nvml -- "${py:-python3}" -c "$code" 2>&1
+# cudyn-check report: NVML's view beside CUDA's (branch, GPUs, MIG), natively and at 11.4.
+"$tree/bin/cudyn-check" report | sed -n '/^NVML:/,/^findings:/p' | grep -v '^findings:'
+"$tree/bin/cudyn-check" report --max-cuda-version 11.4 --json | "${py:-python3}" -c \
+  "import json,sys; n=json.load(sys.stdin)['nvml']; print('report at 11.4:', n['version'], n['branch'], n['answers_as_branch'], n['entries'], [d['name'] for d in n['devices']])"
 kill "$holder" 2>/dev/null
 wait 2>/dev/null
 true
