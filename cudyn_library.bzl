@@ -36,6 +36,7 @@ def cudyn_library(
         embed_alwayslink = None,
         visibility = None,
         embed_visibility = None,
+        embed_tags = None,
         **kwargs):
     """Declares cc_library `name` and its embedding twin `embed_name`.
 
@@ -50,6 +51,8 @@ def cudyn_library(
       embed_alwayslink: for the twin (default: alwayslink).
       visibility: of the normal library (default: the package's).
       embed_visibility: of the twin (default: the package's).
+      embed_tags: the twin's tags (default: the normal library's); ["manual"] keeps a twin nothing
+        ships or tests out of `bazel build //...` (it is built when something depends on it).
       **kwargs: srcs, hdrs, textual_hdrs, linkopts, ... for both.
     """
     native.cc_library(
@@ -60,11 +63,14 @@ def cudyn_library(
         visibility = visibility,
         **kwargs
     )
+    twin_kwargs = dict(kwargs)
+    if embed_tags != None:
+        twin_kwargs["tags"] = embed_tags
     native.cc_library(
         name = embed_name or name + "_embed",
         copts = copts + EMBED_COPTS + embed_copts,
         deps = [_embed_label(d) for d in cudyn_deps] + deps,
         alwayslink = alwayslink if embed_alwayslink == None else embed_alwayslink,
         visibility = embed_visibility,
-        **kwargs
+        **twin_kwargs
     )

@@ -111,6 +111,8 @@ def toolkit_library(name, t, copts):
         copts = copts,
         cudyn_deps = [":core", ":toolkit"] + getattr(t, "deps", []),
         embed_alwayslink = False,
+        # Built when a library's embedding drop-in is (stubs/dropin_linkopts.bzl), not by //...
+        embed_tags = ["manual"],
         visibility = ["//visibility:public"],
         deps = ["//version_tables:%s_generated_inc" % name] + getattr(t, "header_deps", []),
     )

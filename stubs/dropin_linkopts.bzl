@@ -138,6 +138,9 @@ def library_dropin(
         embed_copts = ["-DCUDYN_EMBED"],
         embed_name = "cudyn_%s_embed" % library,
         embed_visibility = ["//visibility:public"],
+        # A library's embedding twin is built when a binding links it, not by `bazel build //...`
+        # (nothing here ships or tests the toolkit libraries' twins).
+        embed_tags = tags + ["manual"] if toolkit else None,
         deps = ["@cuda//:headers"] + (getattr(toolkit, "header_deps", []) if toolkit else []),
         alwayslink = True,
         tags = tags,
