@@ -58,6 +58,7 @@ readonly BUILD_DEPS=(
   libgcc-12-dev libasan8 liblsan0 libtsan2 libubsan1
   gcc-multilib
   cmake make pkgconf
+  python3-dev python3-venv python3-pytest
 )
 
 log() { printf 'fetch_deps: %s\n' "$*"; }

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -310,8 +311,18 @@ std::vector<std::string> PreloadDriverCompanions(const std::string& driver_path)
 }
 
 void KeepDriverLoaded(std::unique_ptr<Driver> driver) {
+  static std::mutex* const mutex = new std::mutex();
   static std::vector<Driver*>* const kept = new std::vector<Driver*>();
-  if (driver != nullptr) kept->push_back(driver.release());
+  if (driver == nullptr) return;
+  std::lock_guard<std::mutex> lock(*mutex);
+  // One kept Driver per loaded libcuda (dlopen hands out one handle per object): a process that
+  // runs many checks (the Python API) would otherwise keep one Driver, and one of the loader's
+  // adapter slots, per check. The duplicate is destroyed: its dlclose only drops a reference, the
+  // kept one holds the library.
+  for (const Driver* k : *kept) {
+    if (driver->handle() != nullptr && k->handle() == driver->handle()) return;
+  }
+  kept->push_back(driver.release());
 }
 
 std::string FoundByText(CandidateSource found_by) {

@@ -100,7 +100,8 @@ OpenedDriver OpenDriverForCheck(const OpenRequest& request);
 
 // Keeps a driver loaded for the rest of the process: libcuda is never unloaded once it has been
 // used (after cuInit it runs its own threads; unloading it also turns its live allocations into
-// leaks under LeakSanitizer). The Driver stays reachable from a global.
+// leaks under LeakSanitizer). The Driver stays reachable from a global; a second one over the same
+// loaded libcuda is destroyed instead (it would hold one more adapter slot). Thread-safe.
 void KeepDriverLoaded(std::unique_ptr<Driver> driver);
 
 // dlopen()s, RTLD_GLOBAL, each DT_NEEDED "libnvidia-*" library of `driver_path` that sits next
