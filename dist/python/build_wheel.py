@@ -136,7 +136,7 @@ def main():
         "Version: %s\n" % args.version,
         "Summary: %s\n" % args.summary,
         "License: UNKNOWN\n",
-        "Requires-Python: ==%s.%s.*\n" % (py[2], py[3:]),
+        "Requires-Python: >=%s.%s\n" % (py[2], py[3:]),  # abi3: this CPython and later
         "Classifier: Operating System :: POSIX :: Linux\n",
         "Classifier: Programming Language :: C++\n",
         "Classifier: Programming Language :: Python :: 3\n",

@@ -54,6 +54,8 @@ def test_wheel_file_states_the_same_tag(unpacked):
     # this interpreter and every later one.
     assert abi == "abi3"
     assert py == "cp311" and sys.version_info[:2] >= (3, 11)
+    with open(os.path.join(unpacked, "%s-%s.dist-info" % (name, version), "METADATA")) as f:
+        assert "Requires-Python: >=3.11\n" in f.read()
 
 
 def test_this_machine_runs_it(unpacked):
