@@ -179,6 +179,13 @@ main() {
   # Stop the Bazel server(s) even if this script dies half-way (finish() does it on the normal path).
   trap 'shutdown_servers' EXIT
   run_bazel_tests tests //...
+  # The Python tests (tests/python: the wheel, the extension module) run under pytest: its closing
+  # line of each, from the test logs.
+  local log closing
+  for log in bazel-testlogs/tests/python/*/test.log; do
+    closing=$(grep -E '^=+ .*( passed| failed| error).* in [0-9.]+s' "$log" 2>/dev/null | tail -1 || true)
+    if [[ -n $closing ]]; then echo "=== [pytest] ${log#bazel-testlogs/}: $closing"; fi
+  done
   # Sanitizers: each config has its own --platform_suffix, so they do not rebuild each other.
   # tests/packaging checks what ships (no debug paths, NEEDED only glibc/libstdc++, setuid
   # refusal, consumers linking without -fsanitize): sanitizer-instrumented copies are not that,
