@@ -33,14 +33,10 @@ std::string CudaVersionText(int version) {
 }
 
 const char* ToolkitEntryStatusText(Toolkit& library, const char* symbol) noexcept {
-  if (symbol == nullptr) return "unknown";
-  const ToolkitTraits& traits = library.traits();
-  for (int i = 0; i < traits.entry_count; ++i) {
-    if (traits.symbols[i] != symbol) continue;
-    library.Probe(i);
-    return EntryStatusName(library.status(i));
-  }
-  return "unknown";
+  const int index = symbol != nullptr ? FindToolkitEntry(library.traits(), symbol) : -1;
+  if (index < 0) return "unknown";
+  library.Probe(index);
+  return EntryStatusName(library.status(index));
 }
 
 std::string ToolkitReleaseText(const ToolkitTraits& traits, int release) {
@@ -269,6 +265,21 @@ std::vector<PlannedToolkit> ToolkitSearchPlan(const ToolkitTraits& traits,
 const ToolkitReleaseRow* FindToolkitRelease(const ToolkitTraits& traits, int release) {
   for (int i = 0; i < traits.release_count; ++i) {
     if (traits.releases[i].release == release) return &traits.releases[i];
+  }
+  return nullptr;
+}
+
+int FindToolkitEntry(const ToolkitTraits& traits, std::string_view symbol) {
+  for (int i = 0; i < traits.entry_count; ++i) {
+    if (traits.symbols[i] == symbol) return i;
+  }
+  return -1;
+}
+
+const ToolkitRuleRow* FindToolkitRule(const ToolkitTraits& traits, int index, int release) {
+  for (int i = 0; i < traits.rule_count; ++i) {
+    const ToolkitRuleRow& r = traits.rules[i];
+    if (r.index == index && r.release == release) return &r;
   }
   return nullptr;
 }
@@ -681,11 +692,7 @@ const ToolkitRuleRow* Toolkit::RuleFor(int index) const {
     if (r <= release_ && r > rules_release) rules_release = r;
   }
   if (rules_release == 0 && traits_.release_count > 0) rules_release = traits_.releases[0].release;
-  for (int i = 0; i < traits_.rule_count; ++i) {
-    const ToolkitRuleRow& r = traits_.rules[i];
-    if (r.index == index && r.release == rules_release) return &r;
-  }
-  return nullptr;
+  return FindToolkitRule(traits_, index, rules_release);
 }
 
 std::string_view Toolkit::symbol(int index) const {

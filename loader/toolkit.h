@@ -224,6 +224,10 @@ std::vector<PlannedToolkit> ToolkitSearchPlan(const ToolkitTraits& traits,
                                               const std::string& root = std::string());
 // The release facts of `release` (nullptr when the facts do not know it).
 const ToolkitReleaseRow* FindToolkitRelease(const ToolkitTraits& traits, int release);
+// The index of the entry named `symbol`, or -1.
+int FindToolkitEntry(const ToolkitTraits& traits, std::string_view symbol);
+// The rule of entry `index` on the known release `release` exactly (nullptr when there is none).
+const ToolkitRuleRow* FindToolkitRule(const ToolkitTraits& traits, int index, int release);
 // The oldest driver that runs `release` of the library.
 int ToolkitMinDriver(const ToolkitTraits& traits, int release);
 // How `symbol` is bound in `library` (bound now if it was not, quietly): "native", "adapter",

@@ -23,13 +23,24 @@ def dropin_linkopts(version_script, soname):
       soname: the SONAME to write.
     """
     return [
-        "-Wl,--version-script=" + version_script,
         "-Wl,-soname," + soname,
         "-Wl,--no-undefined",
-        "-Wl,-Bsymbolic",
         # The toolchain links with -z now; a drop-in binds its few imports lazily, like the
         # driver it replaces (only what a program calls is ever looked up).
         "-Wl,-z,lazy",
+    ] + shipped_object_linkopts(version_script)
+
+def shipped_object_linkopts(version_script):
+    """The link options every shared object cudyn ships shares (drop-ins, the Python module):
+    only what `version_script` exports, references inside bound at link time, libstdc++ and
+    libgcc linked in statically so it needs only glibc.
+
+    Args:
+      version_script: "$(location ...)" of its version script.
+    """
+    return [
+        "-Wl,--version-script=" + version_script,
+        "-Wl,-Bsymbolic",
         # libstdc++'s vtables name __cxa_pure_virtual weakly, which leaves ~80 symbol lookups
         # that fail at every start: define it from the static libstdc++ instead.
         "-Wl,-u,__cxa_pure_virtual",

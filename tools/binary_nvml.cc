@@ -1,39 +1,13 @@
 // `cudyn-check binary`'s NVML part (binary_nvml.h), from cudyn's NVML facts (loader/nvml.h).
 #include "tools/binary_nvml.h"
 
-#include <string_view>
-
 #include "loader/nvml.h"
 #include "loader/nvml_support.h"
 #include "tools/binary_analysis.h"
+#include "tools/check_common.h"
 
 namespace cudyn {
 namespace check {
-namespace {
-
-int EntryOf(const std::string& symbol) {
-  for (int i = 0; i < kNvmlTraits.entry_count; ++i) {
-    if (kNvmlTraits.symbols[i] == symbol) return i;
-  }
-  return -1;
-}
-
-const ToolkitRuleRow* RuleAt(int index, int branch) {
-  for (int i = 0; i < kNvmlTraits.rule_count; ++i) {
-    const ToolkitRuleRow& r = kNvmlTraits.rules[i];
-    if (r.index == index && r.release == branch) return &r;
-  }
-  return nullptr;
-}
-
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-}  // namespace
-
 NvmlFinding JudgeNvml(const BinaryAnalysis& a, int target) {
   NvmlFinding f;
   f.applies = !a.nvml_imports.empty() || !a.nvml_needed.empty();
@@ -48,12 +22,12 @@ NvmlFinding JudgeNvml(const BinaryAnalysis& a, int target) {
   f.branch = NvmlBranchOfCuda(target);
   if (f.branch == 0) f.branch = kNvmlTraits.releases[0].release;
   for (const ImportedApi& api : a.nvml_imports) {
-    const int index = EntryOf(api.symbol);
+    const int index = FindToolkitEntry(kNvmlTraits, api.symbol);
     if (index < 0) {
       f.unknown.push_back(api.symbol);
       continue;
     }
-    const ToolkitRuleRow* rule = RuleAt(index, f.branch);
+    const ToolkitRuleRow* rule = FindToolkitRule(kNvmlTraits, index, f.branch);
     if (rule == nullptr || rule->exported || api.weak) continue;
     f.lacking.push_back(api.symbol);
     // cudyn binds it to an older variant of the same ABI the branch has.
@@ -65,11 +39,11 @@ NvmlFinding JudgeNvml(const BinaryAnalysis& a, int target) {
     f.reason = driver + " exports every one of its " + std::to_string(f.imports) +
                " NVML imports";
   } else if (f.through_cudyn) {
-    f.reason = driver + " lacks " + Join(f.lacking) +
+    f.reason = driver + " lacks " + Join(f.lacking, ", ") +
                ": through cudyn's NVML each answers as that NVML (a variant, an adapter or "
                "NVML_ERROR_FUNCTION_NOT_FOUND)";
   } else {
-    f.reason = driver + " lacks " + Join(f.lacking) +
+    f.reason = driver + " lacks " + Join(f.lacking, ", ") +
                ": linked with -lnvidia-ml the file does not start there (link cudyn's NVML)";
   }
   return f;
