@@ -48,6 +48,12 @@ parse_test_summary() {
   ' "$1"
 }
 
+# failed_targets <log>: Bazel's summary lines of the targets that did not pass.
+failed_targets() {
+  grep -E '^(//|@)[^ ]+ +(\(cached\) +)?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|REMOTE FAILURE|BUILD FAILURE|TOOL HALTED)' \
+    "$1" | sed -E 's/ +/ /g' || true
+}
+
 # _parse_workspace <args...>: sets WS (and registers it) from an optional leading --workspace DIR.
 _parse_workspace() {
   WS=$ROOT
@@ -82,6 +88,9 @@ run_bazel_tests() {
   TOTAL_FAILED=$((TOTAL_FAILED + failed))
   STEP_LINES+=("$(printf '%-24s %4d passed, %4d failed  (bazel exit %d, %s, log %s)' \
     "$label" "$passed" "$failed" "$rc" "$(elapsed "$start")" "$log")")
+  # Name what failed in the summary: CI shows only the tail of the output.
+  local bad
+  while IFS= read -r bad; do STEP_LINES+=("    $bad"); done < <(failed_targets "$log")
 }
 
 # run_script <label> <command...>: a test step outside Bazel (e.g. a libFuzzer smoke run): 1 passed
