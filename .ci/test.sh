@@ -27,6 +27,7 @@ mkdir -p "$LOGDIR"
 TOTAL_PASSED=0
 TOTAL_FAILED=0
 STEP_LINES=()         # one summary line per step, printed at the end
+FAILED_TAILS=()       # the end of each failed test's log, printed before the summary
 WORKSPACES=("$ROOT")  # every workspace a Bazel server was started in (shut down at the end)
 
 now() { date +%s.%N; }
@@ -89,8 +90,16 @@ run_bazel_tests() {
   STEP_LINES+=("$(printf '%-24s %4d passed, %4d failed  (bazel exit %d, %s, log %s)' \
     "$label" "$passed" "$failed" "$rc" "$(elapsed "$start")" "$log")")
   # Name what failed in the summary: CI shows only the tail of the output.
-  local bad
-  while IFS= read -r bad; do STEP_LINES+=("    $bad"); done < <(failed_targets "$log")
+  local bad target testlog
+  while IFS= read -r bad; do
+    STEP_LINES+=("    $bad")
+    # And the end of its log, printed before the summary.
+    target=${bad%% *}
+    target=${target#//}
+    testlog="$WS/bazel-testlogs/${target/://}/test.log"
+    [[ -f $testlog ]] && FAILED_TAILS+=("$(printf '=== [%s] %s: the last 40 lines of %s\n%s' \
+      "$label" "$bad" "$testlog" "$(tail -n 40 "$testlog")")")
+  done < <(failed_targets "$log")
 }
 
 # run_script <label> <command...>: a test step outside Bazel (e.g. a libFuzzer smoke run): 1 passed
@@ -175,6 +184,7 @@ shutdown_servers() {
 finish() {
   local line
   shutdown_servers
+  for line in "${FAILED_TAILS[@]}"; do echo "$line"; done
   echo "=== summary"
   for line in "${STEP_LINES[@]}"; do echo "  $line"; done
   line="$TOTAL_PASSED passed, $TOTAL_FAILED failed"
