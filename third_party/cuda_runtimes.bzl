@@ -173,3 +173,14 @@ def cublas_path(version):
     return "cuda_cublas/%s/%s" % (version, CUBLAS_LIBRARIES[version][3])
 
 CUBLAS_LABELS = [cublas_label(v) for v in CUBLAS_VERSIONS]
+
+# The CUDA toolkit this repository builds with (WORKSPACE's @cuda): its runtime and libraries are
+# the newest release the facts know, beside the Debian-packaged ones above.
+CUDA_TOOLKIT_VERSION = "13.0"
+
+# Every release the runtime facts know, oldest first: the packaged runtimes and the toolkit's.
+CUDA_RUNTIME_FACT_VERSIONS = CUDA_RUNTIME_VERSIONS + [CUDA_TOOLKIT_VERSION]
+
+def cuda_headers_repo(version):
+    """The Bazel repository of one release's CUDA headers (WORKSPACE): @cuda is the toolkit's."""
+    return "@cuda" if version == CUDA_TOOLKIT_VERSION else "@cuda_" + version.replace(".", "_")

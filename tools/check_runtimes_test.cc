@@ -175,10 +175,15 @@ void ExpectSchema(const Json& j) {
   EXPECT_TRUE(j["exit_code"].is_number_integer());
 }
 
+// The real drivers' majors (REAL_DRIVER_MAJORS of third_party/nvidia_drivers.bzl, through the BUILD).
+constexpr int kRealDriverMajors[] = {CUDYN_TEST_REAL_DRIVER_MAJORS};
+
 TEST(CheckRuntimes, InputsArePresent) {
-  for (int major : {418, 450, 460, 470, 535}) EXPECT_FALSE(DriverPath(major).empty()) << major;
-  for (const char* v : {"11.2", "11.8", "12.4", "12.5"}) {
-    EXPECT_FALSE(RealRuntimePath(v).empty()) << v << ": run third_party/fetch_runtimes.sh";
+  for (int major : kRealDriverMajors) EXPECT_FALSE(DriverPath(major).empty()) << major;
+  for (const RealRuntime& r : kRealRuntimes) {
+    struct stat st;
+    EXPECT_EQ(stat(RealRuntimePath(r.version).c_str(), &st), 0)
+        << r.version << ": run third_party/fetch_runtimes.sh";
   }
   struct stat st;
   EXPECT_EQ(stat(Cuda13Runtime().c_str(), &st), 0) << Cuda13Runtime();
@@ -311,8 +316,13 @@ TEST(CheckRuntimes, EveryRealDriver) {
     int cuda_version;
     int family;  // 0: nothing runnable
   };
-  for (const Case& c : {Case{418, 10010, 0}, Case{450, 11000, 11}, Case{460, 11020, 11},
-                        Case{470, 11040, 11}, Case{535, 12020, 12}}) {
+  // version facts: checked against kRealDriverMajors
+  const Case cases[] = {Case{418, 10010, 0}, Case{450, 11000, 11}, Case{460, 11020, 11},
+                        Case{470, 11040, 11}, Case{535, 12020, 12}};
+  ASSERT_EQ(std::size(cases), std::size(kRealDriverMajors));
+  for (size_t k = 0; k < std::size(cases); ++k) {
+    const Case& c = cases[k];
+    EXPECT_EQ(c.driver, kRealDriverMajors[k]);
     SCOPED_TRACE(c.driver);
     ToolRun run = Runtimes(t, c.driver);
     ASSERT_TRUE(run.json_ok) << Describe(run);

@@ -118,6 +118,7 @@ TEST(ApiTable, RealDriversMatchTheirMeasuredExportsAndVersions) {
     int cuda_version;
     int exported;
   };
+  // version facts: checked against kRealDriverCount
   const Measured kMeasured[] = {
       {418, "418.226.00", 10010, 417}, {450, "450.248.02", 11000, 452},
       {460, "460.106.00", 11020, 500}, {470, "470.256.02", 11040, 524},

@@ -16,6 +16,10 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import extract_cudart_exports  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "third_party"))
+import homes  # noqa: E402
+
+CUDA_RUNTIME_FACT_VERSIONS = homes.runtimes()["CUDA_RUNTIME_FACT_VERSIONS"]
 
 LIBRARIES = {}
 V2_12X = ["cudaGetDeviceProperties_v2", "cudaMemAdvise_v2", "cudaMemPrefetchAsync_v2",
@@ -37,7 +41,7 @@ def names(version):
 
 class CudartExports(unittest.TestCase):
     def test_all_five_runtimes(self):
-        self.assertEqual(sorted(LIBRARIES), ["11.2", "11.8", "12.4", "12.5", "13.0"])
+        self.assertEqual(sorted(LIBRARIES), sorted(CUDA_RUNTIME_FACT_VERSIONS))
 
     def test_checked_in_lists_equal_the_real_libraries(self):
         for version, path in LIBRARIES.items():
@@ -47,6 +51,7 @@ class CudartExports(unittest.TestCase):
                 self.assertEqual(header["soname"], extract_cudart_exports.soname(path))
 
     def test_sonames(self):
+        # version facts: checked against CUDA_RUNTIME_FACT_VERSIONS (test_all_five_runtimes)
         want = {"11.2": "libcudart.so.11.0", "11.8": "libcudart.so.11.0", "12.4": "libcudart.so.12",
                 "12.5": "libcudart.so.12", "13.0": "libcudart.so.13"}
         for version, path in LIBRARIES.items():

@@ -16,10 +16,12 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from extract_runtime_headers import parse_param, split_params  # noqa: E402
+import generate_runtime  # noqa: E402 (its families: the runtimes of third_party/cuda_runtimes.bzl)
 
 PROTOTYPES = None
 HEADERS = None
-FAMILIES = {10: ["11.2", "11.8"], 11: ["11.2", "11.8"], 12: ["12.4", "12.5"]}
+# The older families (the newest is the layout every entry is written against).
+FAMILIES = {f: vs for f, vs in generate_runtime.FAMILIES.items() if f != generate_runtime.FAMILY_ORDER[-1]}
 
 # (symbol, family): why it may still pass a differing struct unconverted. Every row must still
 # fail the check (a stale row fails the test too).
@@ -109,7 +111,7 @@ class LayoutCheckTest(unittest.TestCase):
         with open(PROTOTYPES) as f:
             cls.doc = json.load(f)
         cls.facts = {}
-        for v in ["11.2", "11.8", "12.4", "12.5", "13.0"]:
+        for v in generate_runtime.VERSIONS:
             with open(os.path.join(HEADERS, "cudart-%s.json" % v)) as f:
                 cls.facts[v] = json.load(f)
         cls.failures = failures(cls.doc, cls.facts)

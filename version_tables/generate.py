@@ -29,7 +29,18 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-HEADER_VERSIONS = ["11.2", "11.8", "13.0"]
+
+
+def cuda_version_number(version):
+    """"11.8" -> 11080, as CUDA_VERSION spells it."""
+    major, minor = version.split(".")
+    return int(major) * 1000 + int(minor) * 10
+
+
+# The driver API headers with facts: one inputs/headers/cuda-<version>.json each (extract_headers.py),
+# oldest first.
+HEADER_VERSIONS = sorted((n[len("cuda-"):-len(".json")] for n in os.listdir(os.path.join(HERE, "inputs", "headers"))
+                          if re.match(r"^cuda-\d+\.\d+\.json$", n)), key=cuda_version_number)
 FLOOR_CUDA_VERSION = 10000  # the oldest driver generation cudyn supports
 C_TYPE_WORDS = {"int", "char", "long", "short", "float", "double", "unsigned", "signed", "void",
                 "const", "volatile", "struct", "enum", "size_t"}
@@ -237,14 +248,13 @@ def version_guard(declared):
     """Preprocessor condition under which the compiling CUDA headers declare the prototype."""
     if not declared:
         return "0"
-    first = {"11.2": 11020, "11.8": 11080, "13.0": 13000}
     last_known = declared[-1]
-    lo = first[declared[0]]
+    lo = cuda_version_number(declared[0])
     cond = "CUDA_VERSION >= %d" % lo
-    if last_known != "13.0":
+    if last_known != HEADER_VERSIONS[-1]:
         # Removed from later headers: only present up to the next known header version.
         nxt = HEADER_VERSIONS[HEADER_VERSIONS.index(last_known) + 1]
-        cond += " && CUDA_VERSION < %d" % first[nxt]
+        cond += " && CUDA_VERSION < %d" % cuda_version_number(nxt)
     return cond
 
 
@@ -279,11 +289,10 @@ def version_range(declared):
     None when the newest known headers still declare it; (None, None) when none does."""
     if not declared:
         return None, None
-    first = {"11.2": 11020, "11.8": 11080, "13.0": 13000}
     below = None
     if declared[-1] != HEADER_VERSIONS[-1]:
-        below = first[HEADER_VERSIONS[HEADER_VERSIONS.index(declared[-1]) + 1]]
-    return first[declared[0]], below
+        below = cuda_version_number(HEADER_VERSIONS[HEADER_VERSIONS.index(declared[-1]) + 1])
+    return cuda_version_number(declared[0]), below
 
 
 def write_includes(rows, drivers, out):

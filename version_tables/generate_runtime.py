@@ -58,16 +58,22 @@ import sys
 
 # The prototype reading rules are the extractor's own: one definition for both steps.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "third_party"))
 from extract_runtime_headers import parse_param, split_params, squash  # noqa: E402
+import homes  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VERSIONS = ["11.2", "11.8", "12.4", "12.5", "13.0"]
-FAMILIES = {10: ["11.2", "11.8"], 11: ["11.2", "11.8"], 12: ["12.4", "12.5"], 13: ["13.0"]}
-FAMILY_ORDER = [10, 11, 12, 13]
-# The layouts cudart_device_prop.inc describes, per family, and the version pairs that must agree.
-DEVICE_PROP_VERSIONS = {13: "13.0", 12: "12.5", 11: "11.8"}
+# The runtimes with facts (third_party/cuda_runtimes.bzl: the packaged ones and the toolkit's).
+VERSIONS = homes.runtimes()["CUDA_RUNTIME_FACT_VERSIONS"]
+_FAMILY_OF = {v: int(v.split(".")[0]) for v in VERSIONS}
+# No 10.x runtime is obtainable: family 10 is judged on the facts of family 11.
+FAMILIES = {f: [v for v in VERSIONS if _FAMILY_OF[v] == f] for f in sorted(set(_FAMILY_OF.values()))}
+FAMILIES = dict(sorted({10: FAMILIES[11], **FAMILIES}.items()))
+FAMILY_ORDER = list(FAMILIES)
+# The layouts cudart_device_prop.inc describes, per family (its newest runtime), and the version pairs
+# that must agree (every older runtime of the family with its newest).
 DEVICE_PROP_SIZES = {13: 1008, 12: 1032, 11: 728}
-SAME_LAYOUT = [("12.4", "12.5"), ("11.2", "11.8")]
+DEVICE_PROP_VERSIONS = {f: FAMILIES[f][-1] for f in sorted(DEVICE_PROP_SIZES, reverse=True)}
 # The struct layouts the hand-written adapters convert field by field (cudart_layouts.inc): name ->
 # (the 13.0 type, {family: the type an older runtime of that family takes instead}). The fields
 # and offsets come from the facts (member_fields: union members as paths, else struct_fields).
@@ -93,6 +99,7 @@ LAYOUTS = [
                  "cudaExternalSemaphoreWaitParams")
 ]
 LAYOUT_FAMILIES = (12, 11)
+SAME_LAYOUT = [(v, FAMILIES[f][-1]) for f in LAYOUT_FAMILIES for v in FAMILIES[f][:-1]]
 
 
 # Libraries bound by exact name only (--library): name -> how their facts are found and named.
@@ -101,11 +108,11 @@ LAYOUT_FAMILIES = (12, 11)
 #   from extract_runtime_headers.py --library <name>); macro: the X-macro prefix of the includes;
 #   count: the C++ constant of the entry count.
 LIBRARIES = {
-    "nvrtc": {"prefix": "nvrtc", "versions": ["11.2", "11.8", "12.4", "12.5", "13.0"],
+    "nvrtc": {"prefix": "nvrtc", "versions": homes.library_fact_versions("nvrtc"),
               "macro": "CUDYN_NVRTC", "count": "kNvrtcEntryCount",
               "title": "NVRTC (libnvrtc): one row per nvrtc* function the 13.0 NVRTC exports and "
                        "the 13.0 nvrtc.h declares"},
-    "cublas": {"prefix": "cublas", "versions": ["11.8", "12.4", "12.5", "13.0"],
+    "cublas": {"prefix": "cublas", "versions": homes.library_fact_versions("cublas"),
                "macro": "CUDYN_CUBLAS", "count": "kCublasEntryCount",
                "title": "cuBLAS (libcublas): one row per cublas* function the 13.0 cuBLAS exports and "
                         "the 13.0 cublas_v2.h declares"},
@@ -119,13 +126,13 @@ LIBRARIES = {
 # the prototype of that version's release-named declaration (the header's inline wrapper forwards
 # to it).
 _NEW = [
-    ("curand", "curand", ["11.8", "12.4", "12.5", "13.0"], "cuRAND (libcurand)", "curand.h"),
-    ("cufft", "cufft", ["11.8", "12.4", "12.5", "13.0"], "cuFFT (libcufft)", "cufft.h and cufftXt.h"),
-    ("nvjitlink", "nvJitLink", ["12.4", "12.5", "13.0"], "nvJitLink (libnvJitLink)", "nvJitLink.h"),
-    ("cusparse", "cusparse", ["11.8", "12.4", "12.5", "13.0"], "cuSPARSE (libcusparse)", "cusparse.h"),
-    ("cusolver", "cusolver", ["11.8", "12.4", "12.5", "13.0"], "cuSOLVER (libcusolver)",
+    ("curand", "curand", homes.library_fact_versions("curand"), "cuRAND (libcurand)", "curand.h"),
+    ("cufft", "cufft", homes.library_fact_versions("cufft"), "cuFFT (libcufft)", "cufft.h and cufftXt.h"),
+    ("nvjitlink", "nvJitLink", homes.library_fact_versions("nvjitlink"), "nvJitLink (libnvJitLink)", "nvJitLink.h"),
+    ("cusparse", "cusparse", homes.library_fact_versions("cusparse"), "cuSPARSE (libcusparse)", "cusparse.h"),
+    ("cusolver", "cusolver", homes.library_fact_versions("cusolver"), "cuSOLVER (libcusolver)",
      "cusolver_common.h, cusolverDn.h, cusolverSp.h and cusolverRf.h"),
-    ("cublaslt", "cublasLt", ["11.8", "12.4", "12.5", "13.0"], "cuBLASLt (libcublasLt)", "cublasLt.h"),
+    ("cublaslt", "cublasLt", homes.library_fact_versions("cublaslt"), "cuBLASLt (libcublasLt)", "cublasLt.h"),
 ]
 for _name, _prefix, _versions, _what, _headers in _NEW:
     LIBRARIES[_name] = {

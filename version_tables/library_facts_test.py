@@ -24,11 +24,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import extract_cudart_exports  # noqa: E402
 import generate_runtime  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "third_party"))
+import homes  # noqa: E402
 
 LIBRARY = None
 HEADERS, LIBS, RELEASE = {}, {}, {}
 
 # SONAME per version (NVIDIA's: a SONAME spans releases, e.g. libcurand.so.10 from 10.x to 13.0).
+# version facts: checked against library_fact_versions (test_every_version)
 SONAMES = {
     "curand": {"11.8": "libcurand.so.10", "12.4": "libcurand.so.10", "12.5": "libcurand.so.10",
                "13.0": "libcurand.so.10"},
@@ -43,7 +46,7 @@ SONAMES = {
     "cublaslt": {"11.8": "libcublasLt.so.11", "12.4": "libcublasLt.so.12", "12.5": "libcublasLt.so.12",
                  "13.0": "libcublasLt.so.13"},
 }
-MAJOR = {"11.8": "11", "12.4": "12", "12.5": "12", "13.0": "13"}
+MAJOR = {v: v.split(".")[0] for lib in SONAMES for v in homes.library_fact_versions(lib)}
 
 
 def needs(lib, v):
@@ -74,6 +77,11 @@ class LibraryFacts(unittest.TestCase):
         self.assertEqual(sorted(HEADERS), versions)
         self.assertEqual(sorted(LIBS), versions)
         self.assertEqual(sorted(SONAMES[LIBRARY]), versions)
+        self.assertEqual(versions, homes.library_fact_versions(LIBRARY))
+        # The home's SONAME of each packaged release (what fetch_runtimes.sh names the file) agrees.
+        packaged = homes.runtimes()["CUDA_LIBS"][LIBRARY]
+        for v in packaged:
+            self.assertEqual(packaged[v][3], SONAMES[LIBRARY][v], v)
 
     def test_sonames(self):
         for v, path in LIBS.items():

@@ -10,18 +10,13 @@ library_tables("curand") declares, in //version_tables:
 
 load(
     "//third_party:cuda_runtimes.bzl",
+    "CUDA_TOOLKIT_VERSION",
+    "cuda_headers_repo",
     "cuda_lib_label",
     "cuda_lib_versions",
     "cuda_release_labels",
 )
 
-# The header set of each version: @cuda is the 13.0 toolkit.
-LIBRARY_HEADER_REPOS = {
-    "11.8": "@cuda_11_8",
-    "12.4": "@cuda_12_4",
-    "12.5": "@cuda_12_5",
-    "13.0": "@cuda",
-}
 
 def library_generated_incs(lib):
     return ["generated_%s/%s_%s.inc" % (lib, lib, part) for part in ["entries", "rules", "table", "versions"]]
@@ -40,6 +35,7 @@ def library_tables(lib):
         tools = [
             "extract_runtime_headers.py",
             "generate_runtime.py",
+            "//third_party:homes",
         ],
     )
     native.cc_library(
@@ -47,7 +43,7 @@ def library_tables(lib):
         hdrs = ["generated_%s/%s_entry_count.h" % (lib, lib)],
         textual_hdrs = library_generated_incs(lib),
     )
-    repos = [LIBRARY_HEADER_REPOS[v] for v in versions + ["13.0"]]
+    repos = [cuda_headers_repo(v) for v in versions + [CUDA_TOOLKIT_VERSION]]
     release = []
     for v in versions:
         release += ["--release", v] + ["$(rootpaths %s)" % l for l in cuda_release_labels(v)]
@@ -63,10 +59,11 @@ def library_tables(lib):
         main = "library_facts_test.py",
         # 13.0's library is $CUDA_PATH/lib64/<soname> (default the toolkit).
         args = ["--library", lib, "--headers"] +
-               ["%s=$(location %s//:cuda_h)" % (v, LIBRARY_HEADER_REPOS[v]) for v in versions + ["13.0"]] +
+               ["%s=$(location %s//:cuda_h)" % (v, cuda_headers_repo(v)) for v in versions + [CUDA_TOOLKIT_VERSION]] +
                ["--libs"] + ["%s=$(rootpath %s)" % (v, cuda_lib_label(lib, v)) for v in versions] + release,
         data = [
             lib + "_api_table.tsv",
+            "//third_party:homes",
         ] + exports + headers +
                # The release's libraries (the library itself among them).
                {l: 1 for v in versions for l in cuda_release_labels(v)}.keys() +

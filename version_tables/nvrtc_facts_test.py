@@ -20,9 +20,11 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import extract_cudart_exports  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "third_party"))
+import homes  # noqa: E402
 
 HEADERS, LIBS = {}, {}
-VERSIONS = ["11.2", "11.8", "12.4", "12.5", "13.0"]
+VERSIONS = homes.library_fact_versions("nvrtc")
 
 
 def checked_in(version):
@@ -46,6 +48,7 @@ class NvrtcFacts(unittest.TestCase):
                 self.assertEqual(header["soname"], extract_cudart_exports.soname(path))
 
     def test_sonames(self):
+        # version facts: checked against VERSIONS (test_every_version)
         want = {"11.2": "libnvrtc.so.11.2", "11.8": "libnvrtc.so.11.2", "12.4": "libnvrtc.so.12",
                 "12.5": "libnvrtc.so.12", "13.0": "libnvrtc.so.13"}
         for v, path in LIBS.items():

@@ -32,12 +32,9 @@ struct Fake {
   int reported;
   int family;
 };
+// Every fake (tests/fake_runtime/versions.bzl), oldest first.
 constexpr Fake kFakes[] = {
-    {"10.0", "libcudart.so.10.0", 10000, 10}, {"10.2", "libcudart.so.10.2", 10020, 10},
-    {"11.2", "libcudart.so.11.0", 11020, 11}, {"11.8", "libcudart.so.11.0", 11080, 11},
-    {"12.0", "libcudart.so.12", 12000, 12},   {"12.4", "libcudart.so.12", 12040, 12},
-    {"12.5", "libcudart.so.12", 12050, 12},   {"12.8", "libcudart.so.12", 12080, 12},
-    {"13.0", "libcudart.so.13", 13000, 13},
+#include "tests/fake_runtime/fake_runtimes.inc"
 };
 
 const Fake& FakeOf(const std::string& version) {
@@ -320,7 +317,7 @@ TEST(CudartBinding, KnownVariantsPerFamily) {
     int index;
     EntryStatus status;
     const char* symbol;  // the runtime symbol for native entries
-  } cases[] = {
+  } cases[] = {  // version facts: checked against kFakes (cases picked by family)
       {"13.0", kCudart_cudaMemAdvise, EntryStatus::kNative, "cudaMemAdvise"},
       {"12.5", kCudart_cudaMemAdvise, EntryStatus::kNative, "cudaMemAdvise_v2"},
       {"12.0", kCudart_cudaMemAdvise, EntryStatus::kNative, "cudaMemAdvise_v2"},
@@ -1086,10 +1083,17 @@ void ExpectReceived(const Control& fake, const char* symbol, int arg, const std:
 
 bool HasSymbol(const Runtime& rt, const char* name) { return dlsym(rt.handle(), name) != nullptr; }
 
-constexpr const char* kOlderFakes[] = {"10.0", "11.2", "11.8", "12.0", "12.4", "12.5", "12.8"};
+// Every fake but the newest (whose layouts are the entry's own).
+std::vector<const char*> OlderFakes() {
+  std::vector<const char*> older;
+  for (const Fake& f : kFakes) {
+    if (f.family < kFakes[std::size(kFakes) - 1].family) older.push_back(f.version);
+  }
+  return older;
+}
 
 TEST(CudartTextureLayouts, CreateTextureObjectConvertsEveryField) {
-  for (const char* v : kOlderFakes) {
+  for (const char* v : OlderFakes()) {
     SCOPED_TRACE(v);
     auto rt = OpenFake(v);
     Control fake(*rt);
@@ -1120,7 +1124,7 @@ TEST(CudartTextureLayouts, CreateTextureObjectConvertsEveryField) {
 }
 
 TEST(CudartTextureLayouts, ValuesTheOlderLayoutLacksAreRefused) {
-  for (const char* v : kOlderFakes) {
+  for (const char* v : OlderFakes()) {
     SCOPED_TRACE(v);
     auto rt = OpenFake(v);
     Control fake(*rt);
@@ -1155,7 +1159,7 @@ TEST(CudartTextureLayouts, ValuesTheOlderLayoutLacksAreRefused) {
 }
 
 TEST(CudartTextureLayouts, CreateSurfaceObjectConvertsEveryField) {
-  for (const char* v : kOlderFakes) {
+  for (const char* v : OlderFakes()) {
     SCOPED_TRACE(v);
     auto rt = OpenFake(v);
     Control fake(*rt);
@@ -1178,7 +1182,7 @@ TEST(CudartTextureLayouts, GetResourceDescConvertsBackWithZeroTails) {
       {"cudaGetSurfaceObjectResourceDesc", kCudart_cudaGetSurfaceObjectResourceDesc},
   };
   for (const Case& c : cases) {
-    for (const char* v : kOlderFakes) {
+    for (const char* v : OlderFakes()) {
       SCOPED_TRACE(std::string(c.symbol) + " on " + v);
       auto rt = OpenFake(v);
       Control fake(*rt);

@@ -35,7 +35,7 @@ struct RealDriver {
   int cuda;
 };
 constexpr RealDriver kRealDrivers[] = {
-#include "tests/real_cublas/real_drivers.inc"
+#include "tests/util/real_drivers.inc"
 };
 struct RealCublas {
   const char* version;
@@ -206,7 +206,9 @@ std::map<std::string, std::string> RunChoose(const Case& c) {
   return cudyn::testing::RunChild(args, {c.driver, c.clamp, c.ld_library_path, c.foreign_leak});
 }
 
-// The facts of the cuBLAS issue, written out: each real cuBLAS's own version (cublasGetProperty).
+// The facts of the cuBLAS issue, written out: each real cuBLAS's own version (cublasGetProperty), looked
+// up with .at() for each of kRealCublas and the toolkit's.
+// version facts: checked against kRealCublas
 const std::map<std::string, std::string> kVersionOf = {
     {"11.8", "111103"}, {"12.4", "120405"}, {"12.5", "120502"}, {"13.0", "130100"}};
 
@@ -220,6 +222,7 @@ TEST(CublasRule, AMajorNeedsADriverOfThatMajor) {
 
 // Which cuBLAS each real driver gets from all four offered: the newest whose major it runs.
 TEST(CublasOnRealDrivers, TheNewestCublasWhoseMajorTheDriverRuns) {
+  // version facts: checked against kRealDrivers
   const std::map<std::string, std::string> want = {
       {"418", ""}, {"450", "11.8"}, {"460", "11.8"}, {"470", "11.8"}, {"535", "12.5"}};
   ASSERT_EQ(sizeof(kRealDrivers) / sizeof(kRealDrivers[0]), want.size());
@@ -430,10 +433,14 @@ std::map<std::string, std::map<std::string, std::string>> Table() {
 TEST(CublasEntries, EveryEntryBindsOrIsMissingAsTheTableSaysOnEveryRealCublas) {
   const auto table = Table();
   ASSERT_EQ(table.size(), static_cast<size_t>(cudyn::kCublasEntryCount));
+  // version facts: checked against kRealCublas (and the toolkit's)
   const std::map<std::string, int> native = {
       {"11.8", 281}, {"12.4", 503}, {"12.5", 505}, {"13.0", 517}};
+  // version facts: checked against kRealCublas (and the toolkit's)
   const std::map<std::string, std::string> cudart = {
       {"11.8", "11080"}, {"12.4", "12030"}, {"12.5", "12030"}, {"13.0", "13000"}};
+  ASSERT_EQ(native.size(), std::size(kRealCublas) + 1);
+  ASSERT_EQ(cudart.size(), std::size(kRealCublas) + 1);
   for (const auto& [v, count] : native) {
     SCOPED_TRACE("cuBLAS " + v);
     Case c{"", "", CublasFile(v), {}};

@@ -34,7 +34,7 @@ struct RealDriver {
   int cuda;
 };
 constexpr RealDriver kRealDrivers[] = {
-#include "tests/real_nvrtc/real_drivers.inc"
+#include "tests/util/real_drivers.inc"
 };
 struct RealNvrtc {
   const char* version;
@@ -190,7 +190,9 @@ int IsaOf(const std::string& text) {
   return std::atoi(text.c_str()) * 10 + std::atoi(text.c_str() + dot + 1);
 }
 
-// The facts of the NVRTC issue, written out: the ISA each real NVRTC emits.
+// The facts of the NVRTC issue, written out: the ISA each real NVRTC emits (looked up with .at() for
+// each of kRealNvrtcs and the toolkit's).
+// version facts: checked against kRealNvrtcs
 const std::map<std::string, std::string> kIsaOf = {
     {"11.2", "7.2"}, {"11.8", "7.8"}, {"12.4", "8.4"}, {"12.5", "8.5"}, {"13.0", "9.0"}};
 
@@ -210,6 +212,7 @@ TEST(NvrtcRule, PtxIsaFacts) {
 
 // Which NVRTC each real driver gets from all five offered: the newest whose PTX it JITs.
 TEST(NvrtcOnRealDrivers, TheNewestNvrtcWhosePtxTheDriverLoads) {
+  // version facts: checked against kRealDrivers
   const std::map<std::string, std::string> want = {
       {"418", ""}, {"450", ""}, {"460", "11.2"}, {"470", "11.2"}, {"535", "11.8"}};
   ASSERT_EQ(sizeof(kRealDrivers) / sizeof(kRealDrivers[0]), want.size());
@@ -326,8 +329,10 @@ TEST(NvrtcOnRealDrivers, WithoutADriverTheNewestIsTaken) {
 // Every table entry on every real NVRTC: bound natively or missing as the table says, and the
 // compile through the loader gives that NVRTC's ISA.
 TEST(NvrtcEntries, EveryEntryBindsOrIsMissingOnEveryRealNvrtc) {
+  // version facts: checked against kRealNvrtcs (and the toolkit's)
   const std::map<std::string, int> native = {
       {"11.2", 15}, {"11.8", 15}, {"12.4", 19}, {"12.5", 19}, {"13.0", 24}};
+  ASSERT_EQ(native.size(), std::size(kRealNvrtcs) + 1);
   for (const auto& [v, count] : native) {
     SCOPED_TRACE("NVRTC " + v);
     auto r = RunChoose({"", "", NvrtcFile(v), {}});
@@ -428,8 +433,10 @@ TEST(NvrtcDropin, A13ProgramGetsPtxEachRealDriverLoads) {
   const std::string cudyn_program =
       cudyn::testing::Runfile("tests/real_nvrtc/nvrtc_program_cudyn");
   const std::string direct = cudyn::testing::Runfile("tests/real_nvrtc/nvrtc_program_direct");
+  // version facts: checked against kRealDrivers
   const std::map<std::string, std::string> want = {
       {"418", ""}, {"450", ""}, {"460", "7.2"}, {"470", "7.2"}, {"535", "7.8"}};
+  ASSERT_EQ(want.size(), std::size(kRealDrivers));
   for (const RealDriver& d : kRealDrivers) {
     SCOPED_TRACE(std::string("driver ") + d.major);
     auto r = RunProgram(cudyn_program, DropinEnvironment(DriverPath(d.major)));
@@ -479,8 +486,10 @@ TEST(NvrtcDropin, UnderAClampAsOnTheOlderDriver) {
 // refused NVRTC with its reason, JSON and text.
 TEST(CheckNvrtc, ListsTheCandidatesAndThePickForEachDriver) {
   const std::string check = cudyn::testing::Runfile("tools/cudyn-check");
+  // version facts: checked against kRealDrivers
   const std::map<std::string, std::string> want = {
       {"418", ""}, {"450", ""}, {"460", "11.2"}, {"470", "11.2"}, {"535", "11.8"}};
+  ASSERT_EQ(want.size(), std::size(kRealDrivers));
   for (const RealDriver& d : kRealDrivers) {
     SCOPED_TRACE(std::string("driver ") + d.major);
     std::string text;
@@ -497,6 +506,7 @@ TEST(CheckNvrtc, ListsTheCandidatesAndThePickForEachDriver) {
     // (version 0), with the driver they need: libnvrtc.so.13 everywhere, .12 below 12.0, .11.2
     // below 11.2. A name the rule lets through is loaded and listed by its file and version (12.5
     // for libnvrtc.so.12 on 535, 11.8 for libnvrtc.so.11.2 on 460/470: both refused then).
+    // version facts: checked against kRealDrivers (want, above)
     const std::map<std::string, int> by_name_want = {
         {"418", 3}, {"450", 3}, {"460", 2}, {"470", 2}, {"535", 1}};
     int by_name = 0;

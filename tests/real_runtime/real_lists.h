@@ -18,7 +18,7 @@ struct RealDriver {
   int cuda;           // its CUDA version, 12020
 };
 inline constexpr RealDriver kRealDrivers[] = {
-#include "tests/real_runtime/real_drivers.inc"
+#include "tests/util/real_drivers.inc"
 };
 
 }  // namespace cudyn_real

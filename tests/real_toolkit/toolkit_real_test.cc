@@ -30,7 +30,7 @@ struct RealDriver {
   int cuda;
 };
 constexpr RealDriver kDrivers[] = {
-#include "tests/real_toolkit/real_drivers.inc"
+#include "tests/util/real_drivers.inc"
 };
 
 struct RealLibrary {
