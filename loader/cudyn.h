@@ -262,6 +262,17 @@ class Driver {
 // The directories the last discovery step tries (libcuda.so.1 in each, in this order).
 extern const char* const kWellKnownDriverDirs[];
 extern const int kWellKnownDriverDirCount;
+// The driver WSL provides (the kWsl step).
+extern const char kWslDriverPath[];
+
+// The discovery steps when neither an explicit path nor search paths are given, in order. The
+// loader follows it, and cudyn-check's simulated search (--search-root) expands the same steps.
+inline constexpr CandidateSource kDriverSearchPlan[] = {
+    CandidateSource::kAlreadyLoaded,
+    CandidateSource::kWsl,
+    CandidateSource::kDefaultSearch,
+    CandidateSource::kWellKnownDirectory,
+};
 
 // The process-wide driver, opened on first use from the environment. Never fails to return;
 // check ok(). Thread-safe.

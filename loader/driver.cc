@@ -37,7 +37,11 @@ constexpr unsigned long long kPerThreadFlag = 2;  // CU_GET_PROC_ADDRESS_PER_THR
 constexpr int kFirstGetProcAddress = 11030;       // cuGetProcAddress appeared in CUDA 11.3
 constexpr int kFirstGetProcAddressV2 = 12000;     // cuGetProcAddress_v2 in CUDA 12.0
 
-const char kWslDriver[] = "/usr/lib/wsl/lib/libcuda.so.1";
+}  // namespace
+
+const char kWslDriverPath[] = "/usr/lib/wsl/lib/libcuda.so.1";
+
+namespace {
 const char kDriverSoname[] = "libcuda.so.1";
 const internal::LibraryIdentity kDriverIdentity = {"cuDriverGetVersion", "cudynEntryCount"};
 
@@ -203,19 +207,28 @@ void Driver::Discover(const DriverOptions& options) {
       if ((accepted = TryCandidate(p, CandidateSource::kSearchPath, false))) break;
     }
   } else {
-    accepted = TryCandidate(kDriverSoname, CandidateSource::kAlreadyLoaded, true);
-    if (!accepted) {
+    for (CandidateSource step : kDriverSearchPlan) {
+      if (accepted) break;
       struct stat st;
-      if (stat(kWslDriver, &st) == 0) {
-        accepted = TryCandidate(kWslDriver, CandidateSource::kWsl, false);
+      switch (step) {
+        case CandidateSource::kAlreadyLoaded:
+          accepted = TryCandidate(kDriverSoname, step, true);
+          break;
+        case CandidateSource::kWsl:
+          if (stat(kWslDriverPath, &st) == 0) accepted = TryCandidate(kWslDriverPath, step, false);
+          break;
+        case CandidateSource::kDefaultSearch:
+          accepted = TryCandidate(kDriverSoname, step, false);
+          break;
+        case CandidateSource::kWellKnownDirectory:
+          for (int i = 0; !accepted && i < kWellKnownDriverDirCount; ++i) {
+            const std::string path = std::string(kWellKnownDriverDirs[i]) + "/" + kDriverSoname;
+            if (stat(path.c_str(), &st) == 0) accepted = TryCandidate(path, step, false);
+          }
+          break;
+        default:
+          break;  // the explicit and search-path sources are not steps of the plan
       }
-    }
-    if (!accepted) accepted = TryCandidate(kDriverSoname, CandidateSource::kDefaultSearch, false);
-    for (int i = 0; !accepted && i < kWellKnownDriverDirCount; ++i) {
-      std::string path = std::string(kWellKnownDriverDirs[i]) + "/" + kDriverSoname;
-      struct stat st;
-      if (stat(path.c_str(), &st) != 0) continue;
-      accepted = TryCandidate(path, CandidateSource::kWellKnownDirectory, false);
     }
   }
 

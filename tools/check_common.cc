@@ -22,18 +22,13 @@
 #include <sstream>
 
 #include "nlohmann/json.hpp"
+#include "tools/deps/library_search.h"
 #include "tools/elf/elf_reader.h"
 #include "version_tables/api_table.h"
 
 namespace cudyn {
 namespace check {
 namespace {
-
-// The dynamic linker's trusted directories on x86-64 Debian/Ubuntu/RHEL.
-const char* const kTrustedDirs[] = {
-    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib",
-    "/usr/lib",
-};
 
 bool Exists(const std::string& path) {
   struct stat st;
@@ -512,16 +507,9 @@ std::vector<SearchDir> LdSoConfDirs(const std::string& root) {
 
 std::vector<SearchDir> LdLibraryPathDirs() {
   std::vector<SearchDir> out;
-  const char* env = std::getenv("LD_LIBRARY_PATH");
-  if (env == nullptr) return out;
-  std::string value = env;
-  size_t start = 0;
-  while (start <= value.size()) {
-    size_t end = value.find_first_of(":;", start);
-    if (end == std::string::npos) end = value.size();
-    std::string dir = value.substr(start, end - start);
-    if (!dir.empty()) out.push_back({dir, {"LD_LIBRARY_PATH"}});
-    start = end + 1;
+  // ld.so's reading of the variable (tools/deps): an empty entry is the working directory.
+  for (const std::string& dir : deps::SplitPathList(std::getenv("LD_LIBRARY_PATH"))) {
+    out.push_back({dir.empty() ? "." : dir, {"LD_LIBRARY_PATH"}});
   }
   return out;
 }
@@ -531,7 +519,9 @@ std::vector<SearchDir> DriverScanDirs(const std::string& root) {
   for (const SearchDir& d : LdLibraryPathDirs()) all.push_back(d);
   all.push_back({Prefixed(root, "/usr/lib/wsl/lib"), {"wsl"}});
   for (const SearchDir& d : LdSoConfDirs(root)) all.push_back(d);
-  for (const char* dir : kTrustedDirs) all.push_back({Prefixed(root, dir), {"system directory"}});
+  for (const std::string& dir : deps::DefaultSystemDirs()) {
+    all.push_back({Prefixed(root, dir), {"system directory"}});
+  }
   for (int i = 0; i < cudyn::kWellKnownDriverDirCount; ++i) {
     const char* dir = cudyn::kWellKnownDriverDirs[i];
     all.push_back({Prefixed(root, dir), {"well-known directory"}});
@@ -573,19 +563,34 @@ std::vector<SearchDir> DriverScanDirs(const std::string& root) {
 
 std::vector<std::pair<std::string, std::string>> SimulatedSearchOrder(const std::string& root) {
   std::vector<std::pair<std::string, std::string>> all;
-  all.emplace_back(Prefixed(root, "/usr/lib/wsl/lib/libcuda.so.1"), "wsl");
-  for (const SearchDir& d : LdLibraryPathDirs()) {
-    all.emplace_back(d.path + "/libcuda.so.1", "default search (LD_LIBRARY_PATH)");
-  }
-  for (const SearchDir& d : LdSoConfDirs(root)) {
-    all.emplace_back(d.path + "/libcuda.so.1", "default search (" + d.SourcesText() + ")");
-  }
-  for (const char* dir : kTrustedDirs) {
-    all.emplace_back(Prefixed(root, dir) + "/libcuda.so.1", "default search (system directory)");
-  }
-  for (int i = 0; i < cudyn::kWellKnownDriverDirCount; ++i) {
-    const char* dir = cudyn::kWellKnownDriverDirs[i];
-    all.emplace_back(Prefixed(root, dir) + "/libcuda.so.1", "well-known directory");
+  // The loader's own plan, each step expanded inside the root.
+  for (CandidateSource step : cudyn::kDriverSearchPlan) {
+    switch (step) {
+      case CandidateSource::kAlreadyLoaded:
+        break;  // nothing of the root is loaded in this process
+      case CandidateSource::kWsl:
+        all.emplace_back(Prefixed(root, cudyn::kWslDriverPath), "wsl");
+        break;
+      case CandidateSource::kDefaultSearch:
+        for (const SearchDir& d : LdLibraryPathDirs()) {
+          all.emplace_back(d.path + "/libcuda.so.1", "default search (LD_LIBRARY_PATH)");
+        }
+        for (const SearchDir& d : LdSoConfDirs(root)) {
+          all.emplace_back(d.path + "/libcuda.so.1", "default search (" + d.SourcesText() + ")");
+        }
+        for (const std::string& dir : deps::DefaultSystemDirs()) {
+          all.emplace_back(Prefixed(root, dir) + "/libcuda.so.1", "default search (system directory)");
+        }
+        break;
+      case CandidateSource::kWellKnownDirectory:
+        for (int i = 0; i < cudyn::kWellKnownDriverDirCount; ++i) {
+          const char* dir = cudyn::kWellKnownDriverDirs[i];
+          all.emplace_back(Prefixed(root, dir) + "/libcuda.so.1", "well-known directory");
+        }
+        break;
+      default:
+        break;
+    }
   }
   std::vector<std::pair<std::string, std::string>> out;
   std::set<std::string> seen;

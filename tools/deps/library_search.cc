@@ -47,21 +47,6 @@ bool StringAt(const uint8_t* base, size_t size, uint32_t offset, std::string* ou
   return true;
 }
 
-std::vector<std::string> SplitPathList(const char* text) {
-  std::vector<std::string> out;
-  if (text == nullptr) return out;
-  std::string item;
-  for (const char* p = text;; ++p) {
-    if (*p == ':' || *p == ';' || *p == '\0') {
-      out.push_back(item);  // ld.so: an empty entry is the working directory
-      item.clear();
-      if (*p == '\0') break;
-    } else {
-      item.push_back(*p);
-    }
-  }
-  return out;
-}
 
 std::string LibDirFor(uint16_t machine) {
   if (machine == kEmAarch64) return "lib/aarch64-linux-gnu";
@@ -103,6 +88,22 @@ std::string ReplaceToken(const std::string& text, const std::string& name,
 }
 
 }  // namespace
+
+std::vector<std::string> SplitPathList(const char* text) {
+  std::vector<std::string> out;
+  if (text == nullptr) return out;
+  std::string item;
+  for (const char* p = text;; ++p) {
+    if (*p == ':' || *p == ';' || *p == '\0') {
+      out.push_back(item);  // ld.so: an empty entry is the working directory
+      item.clear();
+      if (*p == '\0') break;
+    } else {
+      item.push_back(*p);
+    }
+  }
+  return out;
+}
 
 const char* FoundByName(FoundBy by) {
   switch (by) {

@@ -56,6 +56,9 @@ struct SearchEnvironment {
   std::vector<std::string> system_dirs;      // ld.so's trusted directories
   std::string cache_error;                   // why the cache could not be read ("" if it was)
 };
+// A search-path list as ld.so reads LD_LIBRARY_PATH: split at ':' and ';', an empty entry kept
+// (it is the working directory). nullptr: none.
+std::vector<std::string> SplitPathList(const char* text);
 // LD_LIBRARY_PATH from the environment, /etc/ld.so.cache, Debian's system directories.
 SearchEnvironment SystemSearchEnvironment();
 // ld.so's trusted directories, in its order: /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu,
