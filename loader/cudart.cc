@@ -518,7 +518,7 @@ Runtime& DefaultRuntime() { return internal::DefaultInstance<Runtime>(); }
 
 void* ResolveDefaultCudartSlow(int index) { return DefaultRuntime().ResolveSlow(index); }
 
-// ---- driver emulation of the runtime's fatbin registration (loader/DESIGN.md) ----------------
+// ---- driver emulation of the runtime's fatbin registration (loader/DESIGN.md, "Driver emulation")
 
 namespace {
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Merges the checked-in facts under inputs/ into the cudyn API table and its generated includes.
 
-Inputs (all checked in; see README.md):
+Inputs (all checked in; see loader/DESIGN.md, "One fact, one file"):
   inputs/exports/<major>.txt    cu* functions exported by each real driver + its cuDriverGetVersion
   inputs/headers/cuda-*.json    facts extracted from CUDA headers by extract_headers.py
   inputs/special_symbols.tsv    exported symbols with no PFN typedef / prototype, and their treatment

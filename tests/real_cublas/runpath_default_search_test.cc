@@ -1,11 +1,12 @@
-// The RUNPATH route of the default search (loader/DESIGN.md, "The cuBLAS and NVRTC family"): this
-// program is linked statically with cudyn's loaders and carries a DT_RUNPATH (--enable-new-dtags)
-// naming the real cuBLAS 12.5's and NVRTC 12.5's directories of its runfiles. The default search's
-// dlopen of a bare SONAME is cudyn's, made from this program's own code, so the dynamic linker
-// searches this RUNPATH for it (after LD_LIBRARY_PATH, before ld.so.cache): on 535 (CUDA 12.2)
-// libcublas.so.12 / libnvrtc.so.12 of the default search are the RUNPATH's. Under an 11.8 clamp
-// those names are refused by their SONAME before any dlopen, so nothing of the RUNPATH is loaded
-// and the 11.8 libraries of LD_LIBRARY_PATH are taken. Each case runs in its own process.
+// The RUNPATH route of the default search (tests/RESULTS.md, "The RUNPATH route of the default
+// search"): this program is linked statically with cudyn's loaders and carries a DT_RUNPATH
+// (--enable-new-dtags) naming the real cuBLAS 12.5's and NVRTC 12.5's directories of its runfiles.
+// The default search's dlopen of a bare SONAME is cudyn's, made from this program's own code, so
+// the dynamic linker searches this RUNPATH for it (after LD_LIBRARY_PATH, before ld.so.cache): on
+// 535 (CUDA 12.2) libcublas.so.12 / libnvrtc.so.12 of the default search are the RUNPATH's. Under
+// an 11.8 clamp those names are refused by their SONAME before any dlopen, so nothing of the
+// RUNPATH is loaded and the 11.8 libraries of LD_LIBRARY_PATH are taken. Each case runs in its
+// own process.
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
