@@ -17,7 +17,7 @@ The files of tests/docs/ are not read: they quote wrong citations on purpose.
 Usage:
   check_citations.py ROOT            every file under ROOT (what a Bazel test's runfiles hold)
   check_citations.py --git ROOT      the files `git ls-files` lists (the whole repository); also
-                                     reports a package tests/docs/BUILD does not list
+                                     reports a package tests/source_files.bzl does not list
 Prints one line per problem (`path:line: ...`); exit 0 when there is none, 1 when there are, 2 for
 a usage error. Python 3 standard library only.
 """
@@ -194,8 +194,8 @@ def walk(root):
 
 def unlisted_packages(root, paths):
     """With the whole repository in sight (--git): packages of the workspace whose :all_files
-    tests/docs/BUILD does not list (their files would not be inputs of the Bazel test)."""
-    build = read_text(os.path.join(root, 'tests/docs/BUILD'))
+    tests/source_files.bzl does not list (their files would not be inputs of the Bazel test)."""
+    build = read_text(os.path.join(root, 'tests/source_files.bzl'))
     if build is None:
         return []
     listed = set(re.findall(r'"//([^":]*):all_files"', build))
@@ -211,7 +211,7 @@ def unlisted_packages(root, paths):
         if any(package == d or package.startswith(d + '/') for d in other):
             continue
         if package not in listed:
-            problems.append('tests/docs/BUILD: lists no "//%s:all_files": the Bazel test does not '
+            problems.append('tests/source_files.bzl: lists no "//%s:all_files": the Bazel test does not '
                             'read that package' % package)
     return problems
 

@@ -1,7 +1,7 @@
 """The version-list check over this repository, and over a planted copy to prove it can fail.
 
-The check reads the source tree itself (every file, not only what Bazel tracks), so this test is never
-cached (tag "external"); it finds the tree through the real path of third_party/homes.py.
+The test reads the whole source tree from its runfiles (tests/source_files.bzl: every package's files,
+at their repository paths), so it is hermetic.
 """
 
 import os
@@ -13,7 +13,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECK = os.path.join(HERE, "version_lists_check.py")
-ROOT = os.path.dirname(os.path.dirname(os.path.realpath(os.path.join(HERE, "..", "..", "third_party", "homes.py"))))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
 def run(root, *files):
