@@ -236,7 +236,7 @@ main() {
   run_scripts_parallel 2 \
     "fuzz_env=tests/fuzz/run_fuzzer.sh env 20" \
     "fuzz_elf_reader=tools/elf/run_fuzzer.sh 20" \
-    "fuzz_fatbin_reader=tools/fatbin/run_fuzzer.sh 20" \
+    "fuzz_binary_bytes=tools/layers/run_fuzzer.sh 20" \
     "fuzz_zip_reader=tools/zip/run_fuzzer.sh 20" \
     "fuzz_shim=tests/fuzz/run_fuzzer.sh shim 20" \
     "fuzz_cudart=tests/fuzz/run_fuzzer.sh cudart 20"

@@ -13,7 +13,6 @@
 #include "tools/deps/library_search.h"
 #include "tools/elf/elf_reader.h"
 #include "tools/layers/analyze.h"
-#include "tools/layers/verdict.h"
 #include "version_tables/api_table.h"
 
 namespace cudyn {

@@ -3,26 +3,12 @@
 
 #include <cstdlib>
 
+#include "tools/cli_args.h"
 #include "tools/subcommands.h"
 #include "tools/version/cudyn_version.h"
 
 namespace cudyn {
 namespace check {
-
-std::string HelpText(const std::string& command) {
-  const Subcommand* subcommand = FindSubcommand(command);
-  return subcommand != nullptr ? subcommand->help : OverviewHelp();
-}
-
-int RunHelp(const Args& args, std::ostream& out, std::ostream& err) {
-  const std::string topic = args.positional.empty() ? "" : args.positional.front();
-  if (!topic.empty() && FindSubcommand(topic) == nullptr) {
-    err << "cudyn-check: unknown subcommand '" << topic << "'\n";
-    return kExitUsage;
-  }
-  out << HelpText(topic);
-  return kExitOk;
-}
 
 int RunCheck(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   try {

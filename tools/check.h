@@ -3,56 +3,19 @@
 #ifndef CUDYN_TOOLS_CHECK_H_
 #define CUDYN_TOOLS_CHECK_H_
 
-#include <cstdint>
-#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "tools/binary_analysis.h"
-#include "tools/binary_verdict.h"
-#include "tools/check_common.h"
-#include "tools/cli_args.h"
-#include "tools/layers/kernel_layer.h"
+#include "tools/commands.h"
+#include "tools/subcommands.h"
 
 namespace cudyn {
-struct ToolkitTraits;
 namespace check {
 
 // Runs the CLI on argv (without the program name), writing the result to `out` and diagnostics
 // to `err`. Returns the exit code (ExitCode). Never throws.
 int RunCheck(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
-
-// Help text of a subcommand ("" or an unknown name = the overview).
-std::string HelpText(const std::string& command);
-
-// The subcommands (their rows in subcommands.h). RunHelp: `help [SUBCOMMAND]`.
-int RunHelp(const Args& args, std::ostream& out, std::ostream& err);
-int RunReport(const Args& args, std::ostream& out, std::ostream& err);
-int RunApis(const Args& args, std::ostream& out, std::ostream& err);
-int RunBinary(const Args& args, std::ostream& out, std::ostream& err);
-int RunDrivers(const Args& args, std::ostream& out, std::ostream& err);
-int RunRuntimes(const Args& args, std::ostream& out, std::ostream& err);
-// `cudyn-check <library>` for a library on the toolkit template, and `libraries` (all of them).
-int RunToolkit(const ToolkitTraits& traits, const Args& args, std::ostream& out,
-               std::ostream& err);
-int RunLibraries(const Args& args, std::ostream& out, std::ostream& err);
-
-// Shared by the driver-opening subcommands: parses --driver (made absolute) /
-// --max-cuda-version / --search-root; prints the usage error and returns false when bad.
-bool ParseOpenRequest(const Args& args, const char* command, OpenRequest* request,
-                      std::ostream& err);
-// Writes the "no driver" answer (JSON or text) and returns kExitNoDriver.
-int ReportNoDriver(const Args& args, const char* command, const OpenedDriver& opened,
-                   const Json& extra_findings, std::ostream& out);
-
-// ---- binary -----------------------------------------------------------------------------------
-// The layers of `binary`: check_inputs.h (which files) -> binary_analysis.h (each read once) ->
-// binary_verdict.h (judged) -> check_binary_print.h (printed); RunBinary wires them together.
-
-// "sm_90,sm_80a" / "90" / "9.0" -> GPUs; "none" -> no GPU. False (and *error) when malformed.
-bool ParseGpuList(const std::string& text, std::vector<layers::GpuArch>* out, bool* none,
-                  std::string* error);
 
 }  // namespace check
 }  // namespace cudyn

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "nlohmann/json.hpp"
-#include "tools/check.h"
+#include "tools/commands.h"
 #include "version_tables/api_table.h"
 
 namespace cudyn {

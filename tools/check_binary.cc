@@ -10,7 +10,7 @@
 
 #include "nlohmann/json.hpp"
 #include "tools/binary_verdict.h"
-#include "tools/check.h"
+#include "tools/commands.h"
 #include "tools/check_binary_print.h"
 #include "tools/check_inputs.h"
 

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "nlohmann/json.hpp"
-#include "tools/check.h"
+#include "tools/commands.h"
 #include "tools/elf/elf_reader.h"
 
 namespace cudyn {

@@ -11,6 +11,7 @@
 #include "tests/util/driver_entries.h"
 #include "tests/util/runfiles.h"
 #include "tools/check.h"
+#include "tools/cli_args.h"
 #include "version_tables/api_table.h"
 
 namespace cudyn {

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "nlohmann/json.hpp"
-#include "tools/check.h"
+#include "tools/commands.h"
 #include "tools/check_nfd.h"
 #include "tools/check_nvml.h"
 #include "version_tables/api_table.h"

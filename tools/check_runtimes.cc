@@ -19,7 +19,7 @@
 #include "loader/cudart.h"
 #include "loader/cudart_family.h"
 #include "nlohmann/json.hpp"
-#include "tools/check.h"
+#include "tools/commands.h"
 #include "tools/deps/library_search.h"
 #include "tools/elf/elf_reader.h"
 #include "tools/layers/runtime_layer.h"

@@ -7,7 +7,7 @@
 
 #include "loader/toolkit.h"
 #include "nlohmann/json.hpp"
-#include "tools/check.h"
+#include "tools/commands.h"
 #include "loader/toolkit_libraries.h"
 
 namespace cudyn {

@@ -1,6 +1,7 @@
 #include "tools/cli_args.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "tools/subcommands.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "loader/toolkit_libraries.h"
-#include "tools/check.h"
+#include "tools/commands.h"
 
 namespace cudyn {
 namespace check {
@@ -286,6 +286,21 @@ std::string OverviewHelp() {
     text += "  " + name + s.summary + "\n";
   }
   return text + kOverviewTail;
+}
+
+std::string HelpText(const std::string& command) {
+  const Subcommand* subcommand = FindSubcommand(command);
+  return subcommand != nullptr ? subcommand->help : OverviewHelp();
+}
+
+int RunHelp(const Args& args, std::ostream& out, std::ostream& err) {
+  const std::string topic = args.positional.empty() ? "" : args.positional.front();
+  if (!topic.empty() && FindSubcommand(topic) == nullptr) {
+    err << "cudyn-check: unknown subcommand '" << topic << "'\n";
+    return kExitUsage;
+  }
+  out << HelpText(topic);
+  return kExitOk;
 }
 
 }  // namespace check

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/cli_args.h"
+#include "tools/args.h"
 
 namespace cudyn {
 struct ToolkitTraits;
@@ -41,6 +41,10 @@ const Subcommand* FindSubcommand(const std::string& name);
 std::string SubcommandNames();
 // The help without a subcommand: usage, one line per subcommand, global options.
 std::string OverviewHelp();
+// Help text of a subcommand ("" or an unknown name = the overview).
+std::string HelpText(const std::string& command);
+// `help [SUBCOMMAND]`: its row's run.
+int RunHelp(const Args& args, std::ostream& out, std::ostream& err);
 
 }  // namespace check
 }  // namespace cudyn

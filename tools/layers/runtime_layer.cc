@@ -187,5 +187,9 @@ RuntimeLayer AnalyzeRuntimeFile(const std::string& path) {
   return r;
 }
 
+std::string CudaVersionText(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
 }  // namespace layers
 }  // namespace cudyn

@@ -71,6 +71,9 @@ RuntimeLayer AnalyzeRuntimeFile(const std::string& path);
 
 const char* RuntimeLinkageName(RuntimeLinkage l);
 
+// 12080 -> "12.8"
+std::string CudaVersionText(int v);
+
 }  // namespace layers
 }  // namespace cudyn
 

@@ -7,10 +7,6 @@
 namespace cudyn {
 namespace layers {
 
-std::string CudaVersionText(int v) {
-  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
-}
-
 const char* LayerName(Layer l) {
   switch (l) {
     case Layer::kRuntime: return "runtime";

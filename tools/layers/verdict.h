@@ -100,8 +100,6 @@ const char* LayerName(Layer l);
 const char* StatusName(Status s);
 // 35 -> "cudaErrorInsufficientDriver", 100, 209, 222; "" for others.
 const char* CudaErrorName(int error);
-// 12080 -> "12.8"
-std::string CudaVersionText(int v);
 
 }  // namespace layers
 }  // namespace cudyn

@@ -1,7 +1,7 @@
-// Replays files through LLVMFuzzerTestOneInput without libFuzzer: `fatbin_fuzzer_smoke FILE...`,
+// Replays files through LLVMFuzzerTestOneInput without libFuzzer: `binary_fuzzer_smoke FILE...`,
 // each file whole, every prefix of its first 8 KiB, and copies with single bytes flipped in the
-// headers. Lets Bazel exercise fatbin_fuzzer.cc with the default toolchain and reproduces a
-// crash-* file from tools/fatbin/run_fuzzer.sh under a debugger.
+// headers. Lets Bazel exercise binary_fuzzer.cc with the default toolchain and reproduces a
+// crash-* file from tools/layers/run_fuzzer.sh under a debugger.
 #include <cstdint>
 #include <cstdio>
 #include <fstream>

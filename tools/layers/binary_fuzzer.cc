@@ -1,9 +1,9 @@
-// libFuzzer target for the cudyn fatbin reader (and the runtime layer, which reads the same
-// sections): ParseFatbins, DecodeEntry and AnalyzeRuntime must accept any
+// libFuzzer target over arbitrary bytes of a binary: the fatbin reader and the runtime layer,
+// which read the same sections. ParseFatbins, DecodeEntry and AnalyzeRuntime must accept any
 // byte string without crashing, hanging, reading out of bounds or throwing, and their results
 // must satisfy the invariants of fatbin_reader.h.
 //
-// Build and run: tools/fatbin/run_fuzzer.sh [seconds]  (clang++-14
+// Build and run: tools/layers/run_fuzzer.sh [seconds]  (clang++-14
 // -fsanitize=fuzzer,address,undefined)
 #include <cstddef>
 #include <cstdint>
