@@ -8,6 +8,12 @@
 #       flags and the content of the source and of every file it includes (clang's -M list), so
 #       the three loader targets share the loader's objects and CI's next run recompiles only
 #       what changed. Objects unused for 14 days are removed.
+#   libfuzzer_sources LABEL
+#       builds LABEL, a fuzz_sources target (fuzz_sources.bzl: the library sources of a fuzz
+#       target's smoke binary, read from its Bazel deps) with BAZEL (default bazel) and sets
+#       LIBFUZZER_SOURCES (an array) to each source's path: what a libFuzzer build compiles
+#       besides the target itself; and LIBFUZZER_BIN to bazel-bin (for -I of generated headers).
+#       Fails when the list is empty.
 #   libfuzzer_run NAME BINARY WORK SECONDS MAX_LEN [libFuzzer flag...] -- [CORPUS_DIR...]
 #       runs BINARY from WORK over FUZZ_CORPUS (default WORK/corpus) and the seed directories, with
 #       FUZZ_ARGS appended and LIBFUZZER_ENV (an array, optional) in the environment. Exits with
@@ -55,6 +61,24 @@ libfuzzer_build() {
   done
   "$clang" "${_LIBFUZZER_FLAGS[@]}" -fsanitize=fuzzer,address,undefined "${objects[@]}" \
     "${link[@]}" -o "$out"
+}
+
+libfuzzer_sources() {
+  local label=$1 root bazel=${BAZEL:-bazel} kind path list
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+  (cd "$root" && "$bazel" build "$label" >&2) || return 1
+  LIBFUZZER_BIN="$(cd "$root" && "$bazel" info bazel-bin 2>/dev/null)"
+  LIBFUZZER_SOURCES=()
+  list="$LIBFUZZER_BIN/${label#//}"
+  list="${list/://}.txt"
+  while read -r kind path; do
+    case "$kind" in
+      src) LIBFUZZER_SOURCES+=("$root/$path") ;;
+      gen) LIBFUZZER_SOURCES+=("$LIBFUZZER_BIN/$path") ;;
+      *) echo "libfuzzer_sources: bad line '$kind $path' in $list" >&2; return 1 ;;
+    esac
+  done <"$list"
+  ((${#LIBFUZZER_SOURCES[@]})) || { echo "libfuzzer_sources: $list lists no source" >&2; return 1; }
 }
 
 libfuzzer_run() {

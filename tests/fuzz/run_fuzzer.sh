@@ -29,25 +29,17 @@ fake_version="${FUZZ_FAKE_VERSION:-12020}"
 fake_target="//tests/fake_driver:cuda_${fake_version}/libcuda.so.1"
 work="$(mktemp -d "${TMPDIR:-/tmp}/cudyn_${target}_fuzzer.XXXXXX")"
 
-build=("//tests/fuzz:${target}_fuzzer_sources")
+build=()
 [[ "$target" == shim || "$target" == cudart ]] && build+=("$fake_target")
 [[ "$target" == cudart ]] && build+=("//tests/fuzz:cudart_adapter_fakes")
-(cd "$root" && "$BAZEL" build "${build[@]}" >&2)
-bin="$(cd "$root" && "$BAZEL" info bazel-bin 2>/dev/null)"
+((${#build[@]} == 0)) || (cd "$root" && "$BAZEL" build "${build[@]}" >&2)
 
-sources=()
-while read -r kind path; do
-  case "$kind" in
-    src) sources+=("$root/$path") ;;
-    gen) sources+=("$bin/$path") ;;
-    *) echo "run_fuzzer.sh: bad line '$kind $path' in ${target}_fuzzer_sources.txt" >&2; exit 2 ;;
-  esac
-done <"$bin/tests/fuzz/${target}_fuzzer_sources.txt"
-((${#sources[@]})) || { echo "run_fuzzer.sh: no sources listed for $target" >&2; exit 2; }
 source "$here/libfuzzer.sh"
+libfuzzer_sources "//tests/fuzz:${target}_fuzzer_sources"
+bin=$LIBFUZZER_BIN
 libfuzzer_build "$work/${target}_fuzzer" -DSPDLOG_HEADER_ONLY -DFMT_HEADER_ONLY \
   -I"$root" -I"$bin" -I"$root/version_tables/interop_shim" -isystem "$cuda_include" \
-  "$here/${target}_fuzzer.cc" "${sources[@]}" -ldl -pthread
+  "$here/${target}_fuzzer.cc" "${LIBFUZZER_SOURCES[@]}" -ldl -pthread
 
 LIBFUZZER_ENV=(CUDYN_LOG=off)
 if [[ "$target" == shim || "$target" == cudart ]]; then

@@ -19,7 +19,8 @@ CC="${CC:-gcc}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/elf_fuzzer.XXXXXX")"
 
 source "$root/tests/fuzz/libfuzzer.sh"
-libfuzzer_build "$work/elf_fuzzer" -I"$root" "$here/elf_fuzzer.cc" "$here/elf_reader.cc"
+libfuzzer_sources //tools/elf:elf_fuzzer_sources
+libfuzzer_build "$work/elf_fuzzer" -I"$root" "$here/elf_fuzzer.cc" "${LIBFUZZER_SOURCES[@]}"
 
 # Seeds: small real ELF files of several kinds (executable, shared library, ELF32, static-pie).
 seeds="$work/seeds"

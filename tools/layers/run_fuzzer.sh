@@ -17,16 +17,12 @@ root="$(cd "$here/../.." && pwd)"
 CLANGXX="${CLANGXX:-clang++-14}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/binary_fuzzer.XXXXXX")"
 
-# loader/kernel_rule.cc (the fatbin entry decoding the reader shares with the loader) includes the
-# PTX ISA and GPU arch facts version_tables generates at build time.
-BAZEL="${BAZEL:-bazel}"
-(cd "$root" && "$BAZEL" build //version_tables:ptx_isa_inc //version_tables:gpu_arch_inc >&2)
-bin="$(cd "$root" && "$BAZEL" info bazel-bin 2>/dev/null)"
-
+# The sources come from the smoke binary's Bazel deps; building them also builds the facts some
+# include (loader/kernel_rule.cc: the PTX ISA and GPU arch tables), found under bazel-bin.
 source "$root/tests/fuzz/libfuzzer.sh"
-libfuzzer_build "$work/binary_fuzzer" -I"$root" -I"$bin" "$here/binary_fuzzer.cc" \
-  "$root/tools/fatbin/fatbin_reader.cc" "$here/runtime_layer.cc" "$root/loader/cudart_family.cc" "$root/loader/kernel_rule.cc" \
-  "$root/tools/elf/elf_reader.cc" -llz4 -lzstd
+libfuzzer_sources //tools/layers:binary_fuzzer_sources
+libfuzzer_build "$work/binary_fuzzer" -I"$root" -I"$LIBFUZZER_BIN" -isystem "${CUDA_PATH:-/usr/local/cuda}/include" \
+  "$here/binary_fuzzer.cc" "${LIBFUZZER_SOURCES[@]}" -llz4 -lzstd
 
 seeds="$work/seeds"
 mkdir -p "$seeds"

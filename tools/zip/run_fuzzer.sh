@@ -17,8 +17,8 @@ CLANGXX="${CLANGXX:-clang++-14}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/zip_fuzzer.XXXXXX")"
 
 source "$root/tests/fuzz/libfuzzer.sh"
-libfuzzer_build "$work/zip_fuzzer" -I"$root" "$here/zip_fuzzer.cc" "$here/zip_reader.cc" "$root/tools/deps/library_search.cc" \
-  -lz
+libfuzzer_sources //tools/zip:zip_fuzzer_sources
+libfuzzer_build "$work/zip_fuzzer" -I"$root" "$here/zip_fuzzer.cc" "${LIBFUZZER_SOURCES[@]}" -lz
 
 seeds="$work/seeds"
 mkdir -p "$seeds"
