@@ -203,19 +203,20 @@ void DevicePropFromCurrent(const cudaDeviceProp* prop, int family, unsigned char
 // read as zero, the value a 13.0 runtime reports for them.
 enum class LayoutId {
 #define CUDYN_CUDART_LAYOUT(name, size13, size12, size11) k##name,
-#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11)
+#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11, out)
 #include "version_tables/generated_cudart/cudart_layouts.inc"
 #undef CUDYN_CUDART_LAYOUT
 #undef CUDYN_CUDART_LAYOUT_FIELD
 };
 struct LayoutSize {
   LayoutId id;
+  const char* name;  // the 13.0 struct
   int size13, size12, size11;
 };
 constexpr LayoutSize kLayoutSizes[] = {
 #define CUDYN_CUDART_LAYOUT(name, size13, size12, size11) \
-  {LayoutId::k##name, size13, size12, size11},
-#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11)
+  {LayoutId::k##name, #name, size13, size12, size11},
+#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11, out)
 #include "version_tables/generated_cudart/cudart_layouts.inc"
 #undef CUDYN_CUDART_LAYOUT
 #undef CUDYN_CUDART_LAYOUT_FIELD
@@ -225,11 +226,12 @@ struct LayoutField {
   const char* path;
   int off13, size, off12, off11;
   bool zero12, zero11;  // must be zero in the caller's 13.0 struct for that family
+  bool out;             // the older runtime writes it (copied back after the call)
 };
 constexpr LayoutField kLayoutFields[] = {
 #define CUDYN_CUDART_LAYOUT(name, size13, size12, size11)
-#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11) \
-  {LayoutId::k##layout, path, off13, size, off12, off11, zero12 != 0, zero11 != 0},
+#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11, out) \
+  {LayoutId::k##layout, path, off13, size, off12, off11, zero12 != 0, zero11 != 0, out != 0},
 #include "version_tables/generated_cudart/cudart_layouts.inc"
 #undef CUDYN_CUDART_LAYOUT
 #undef CUDYN_CUDART_LAYOUT_FIELD
@@ -288,6 +290,24 @@ void FromRuntimeLayout(LayoutId id, const unsigned char* old, int family, void* 
     const int off = family == 12 ? f.off12 : f.off11;
     if (off >= 0) std::memcpy(out + f.off13, old + off, f.size);
   }
+}
+
+// The fields the older runtime wrote (out) of the family's layout -> the caller's 13.0 struct; the
+// caller's other fields are left as they are.
+void OutputsFromRuntimeLayout(LayoutId id, const unsigned char* old, int family, void* out13) {
+  auto* out = static_cast<unsigned char*>(out13);
+  for (const LayoutField& f : kLayoutFields) {
+    if (f.id != id || !f.out) continue;
+    const int off = family == 12 ? f.off12 : f.off11;
+    if (off >= 0) std::memcpy(out + f.off13, old + off, f.size);
+  }
+}
+
+const char* LayoutName(LayoutId id) {
+  for (const LayoutSize& s : kLayoutSizes) {
+    if (s.id == id) return s.name;
+  }
+  return "?";
 }
 
 // A refused conversion: "a non-zero cudaResourceDesc.flags (not in the <family> layout)".
@@ -1689,14 +1709,17 @@ cudaError_t GraphConditionalHandleCreateDriver(cudaGraphConditionalHandle* pHand
 // that lack them: composed from the runtime's own typed node calls (cudaGraph_t, cudaGraphNode_t
 // and cudaGraphExec_t are the same handles), dispatched on cudaGraphNodeParams::type. Each typed
 // call is the runtime's binding of that 13.0 entry (Runtime::Probe: its own symbol, or what the
-// tree serves it with, e.g. 11.2's graph memory nodes from the driver). Why this is faithful: every
-// union member is the typed call's struct field for field — asserted below against the 13.0
-// headers (V2 = V1), and cudart_layouts.inc (from the real 11.x/12.x headers) gives every field of
-// those typed structs its 13.0 offset — so each is copied field by field into the struct the typed
-// call takes. The runtime structs carry no context (the driver's CUDA_MEMCPY_NODE_PARAMS.copyCtx
-// and CUDA_MEMSET_NODE_PARAMS_v2.ctx have no cudaMemcpyNodeParams / cudaMemsetParamsV2 field): a
-// runtime fills them with the one context it has, its current device's, which is where the
-// older runtime's typed call puts the node too.
+// tree serves it with, e.g. 11.2's graph memory nodes from the driver). Why this is faithful: each
+// union member the typed call takes as a struct (a ...V2 struct of the 13.0 headers) is converted
+// by a row of cudart_layouts.inc into the typed struct of the runtime's family, field by field by
+// name (the generator fails if the older struct has a field the ...V2 struct lacks; a ...V2-only
+// field would be "must be zero", refused with CannotExpressField; the real headers have none), its
+// out fields (the allocation node's dptr) copied back after the call. A memcpy node's copyParams
+// and the external semaphore nodes' parameter arrays are passed as they are: asserted below to have
+// every field at its 13.0 offset in every older family. The runtime structs carry no context (the
+// driver's CUDA_MEMCPY_NODE_PARAMS.copyCtx and CUDA_MEMSET_NODE_PARAMS_v2.ctx have no
+// cudaMemcpyNodeParams / cudaMemsetParamsV2 field): a runtime fills them with the one context it
+// has, its current device's, which is where the older runtime's typed call puts the node too.
 // Conditional nodes have no typed runtime call: the driver's cuGraphAddNode / cuGraphNodeSetParams
 // / cuGraphExecNodeSetParams (12.2+) with the runtime's context, as
 // cudaGraphConditionalHandleCreate is served; a driver before 12.3 (no conditional nodes, no
@@ -1707,46 +1730,9 @@ cudaError_t GraphConditionalHandleCreateDriver(cudaGraphConditionalHandle* pHand
                     sizeof(static_cast<rt_type*>(nullptr)->rt_field) ==       \
                         sizeof(static_cast<cu_type*>(nullptr)->cu_field),     \
                 #rt_type "." #rt_field " is " #cu_type "." #cu_field);
-#define CUDYN_SAME_STRUCT(a, b) static_assert(sizeof(a) == sizeof(b), #a " is " #b);
-CUDYN_SAME_STRUCT(cudaKernelNodeParamsV2, cudaKernelNodeParams)
-CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, func, cudaKernelNodeParams, func)
-CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, gridDim, cudaKernelNodeParams, gridDim)
-CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, blockDim, cudaKernelNodeParams, blockDim)
-CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, sharedMemBytes, cudaKernelNodeParams, sharedMemBytes)
-CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, kernelParams, cudaKernelNodeParams, kernelParams)
-CUDYN_SAME_FIELD(cudaKernelNodeParamsV2, extra, cudaKernelNodeParams, extra)
-CUDYN_SAME_STRUCT(cudaMemsetParamsV2, cudaMemsetParams)
-CUDYN_SAME_FIELD(cudaMemsetParamsV2, dst, cudaMemsetParams, dst)
-CUDYN_SAME_FIELD(cudaMemsetParamsV2, pitch, cudaMemsetParams, pitch)
-CUDYN_SAME_FIELD(cudaMemsetParamsV2, value, cudaMemsetParams, value)
-CUDYN_SAME_FIELD(cudaMemsetParamsV2, elementSize, cudaMemsetParams, elementSize)
-CUDYN_SAME_FIELD(cudaMemsetParamsV2, width, cudaMemsetParams, width)
-CUDYN_SAME_FIELD(cudaMemsetParamsV2, height, cudaMemsetParams, height)
-CUDYN_SAME_STRUCT(cudaHostNodeParamsV2, cudaHostNodeParams)
-CUDYN_SAME_FIELD(cudaHostNodeParamsV2, fn, cudaHostNodeParams, fn)
-CUDYN_SAME_FIELD(cudaHostNodeParamsV2, userData, cudaHostNodeParams, userData)
-CUDYN_SAME_STRUCT(cudaExternalSemaphoreSignalNodeParamsV2, cudaExternalSemaphoreSignalNodeParams)
-CUDYN_SAME_FIELD(cudaExternalSemaphoreSignalNodeParamsV2, extSemArray,
-                 cudaExternalSemaphoreSignalNodeParams, extSemArray)
-CUDYN_SAME_FIELD(cudaExternalSemaphoreSignalNodeParamsV2, paramsArray,
-                 cudaExternalSemaphoreSignalNodeParams, paramsArray)
-CUDYN_SAME_FIELD(cudaExternalSemaphoreSignalNodeParamsV2, numExtSems,
-                 cudaExternalSemaphoreSignalNodeParams, numExtSems)
-CUDYN_SAME_STRUCT(cudaExternalSemaphoreWaitNodeParamsV2, cudaExternalSemaphoreWaitNodeParams)
-CUDYN_SAME_FIELD(cudaExternalSemaphoreWaitNodeParamsV2, extSemArray,
-                 cudaExternalSemaphoreWaitNodeParams, extSemArray)
-CUDYN_SAME_FIELD(cudaExternalSemaphoreWaitNodeParamsV2, paramsArray,
-                 cudaExternalSemaphoreWaitNodeParams, paramsArray)
-CUDYN_SAME_FIELD(cudaExternalSemaphoreWaitNodeParamsV2, numExtSems,
-                 cudaExternalSemaphoreWaitNodeParams, numExtSems)
-CUDYN_SAME_STRUCT(cudaMemAllocNodeParamsV2, cudaMemAllocNodeParams)
-CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, poolProps, cudaMemAllocNodeParams, poolProps)
-CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, accessDescs, cudaMemAllocNodeParams, accessDescs)
-CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, accessDescCount, cudaMemAllocNodeParams, accessDescCount)
-CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, bytesize, cudaMemAllocNodeParams, bytesize)
-CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, dptr, cudaMemAllocNodeParams, dptr)
 // The conditional member goes to the driver as CUgraphNodeParams (its ctx the runtime's).
-CUDYN_SAME_STRUCT(cudaGraphNodeParams, CUgraphNodeParams)
+static_assert(sizeof(cudaGraphNodeParams) == sizeof(CUgraphNodeParams),
+              "cudaGraphNodeParams is CUgraphNodeParams");
 CUDYN_SAME_FIELD(cudaGraphNodeParams, type, CUgraphNodeParams, type)
 CUDYN_SAME_FIELD(cudaGraphNodeParams, reserved0, CUgraphNodeParams, reserved0)
 CUDYN_SAME_FIELD(cudaGraphNodeParams, reserved2, CUgraphNodeParams, reserved2)
@@ -1755,8 +1741,6 @@ CUDYN_SAME_FIELD(cudaGraphNodeParams, conditional.type, CUgraphNodeParams, condi
 CUDYN_SAME_FIELD(cudaGraphNodeParams, conditional.size, CUgraphNodeParams, conditional.size)
 CUDYN_SAME_FIELD(cudaGraphNodeParams, conditional.phGraph_out, CUgraphNodeParams,
                  conditional.phGraph_out)
-#undef CUDYN_SAME_STRUCT
-#undef CUDYN_SAME_FIELD
 static_assert(SameValue(cudaGraphNodeTypeConditional, CU_GRAPH_NODE_TYPE_CONDITIONAL) &&
                   SameValue(cudaGraphCondTypeIf, CU_GRAPH_COND_TYPE_IF) &&
                   SameValue(cudaGraphCondTypeWhile, CU_GRAPH_COND_TYPE_WHILE) &&
@@ -1767,8 +1751,9 @@ static_assert(sizeof(cudaGraph_t) == sizeof(CUgraph) &&
                   sizeof(cudaGraphExec_t) == sizeof(CUgraphExec),
               "the runtime's graph handles are the driver's");
 
-// The typed structs the runtime's calls take have, in every older family, each field where 13.0
-// has it (the real headers' facts, cudart_layouts.inc), so the 13.0 struct is what they read.
+// Where a typed call takes a struct of the caller's as it is, the older families have each field
+// where 13.0 has it (the real headers' facts, cudart_layouts.inc), so the 13.0 struct is what they
+// read.
 constexpr bool LayoutUnchanged(LayoutId id) {
   if (LayoutBytes(id, 13) == 0 || LayoutBytes(id, 12) != LayoutBytes(id, 13) ||
       LayoutBytes(id, 11) != LayoutBytes(id, 13)) {
@@ -1779,84 +1764,31 @@ constexpr bool LayoutUnchanged(LayoutId id) {
   }
   return true;
 }
-static_assert(LayoutUnchanged(LayoutId::kcudaKernelNodeParams) &&
-                  LayoutBytes(LayoutId::kcudaKernelNodeParams, 13) == sizeof(cudaKernelNodeParams),
-              "cudaKernelNodeParams moved in an older runtime");
 static_assert(LayoutUnchanged(LayoutId::kcudaMemcpy3DParms) &&
                   LayoutBytes(LayoutId::kcudaMemcpy3DParms, 13) == sizeof(cudaMemcpy3DParms),
               "cudaMemcpy3DParms moved in an older runtime");
-static_assert(LayoutUnchanged(LayoutId::kcudaMemsetParams) &&
-                  LayoutBytes(LayoutId::kcudaMemsetParams, 13) == sizeof(cudaMemsetParams),
-              "cudaMemsetParams moved in an older runtime");
-static_assert(LayoutUnchanged(LayoutId::kcudaHostNodeParams) &&
-                  LayoutBytes(LayoutId::kcudaHostNodeParams, 13) == sizeof(cudaHostNodeParams),
-              "cudaHostNodeParams moved in an older runtime");
-static_assert(LayoutUnchanged(LayoutId::kcudaExternalSemaphoreSignalNodeParams) &&
-                  LayoutUnchanged(LayoutId::kcudaExternalSemaphoreSignalParams) &&
+static_assert(LayoutUnchanged(LayoutId::kcudaExternalSemaphoreSignalParams) &&
                   LayoutBytes(LayoutId::kcudaExternalSemaphoreSignalParams, 13) ==
                       sizeof(cudaExternalSemaphoreSignalParams),
-              "the external semaphore signal node's structs moved in an older runtime");
-static_assert(LayoutUnchanged(LayoutId::kcudaExternalSemaphoreWaitNodeParams) &&
-                  LayoutUnchanged(LayoutId::kcudaExternalSemaphoreWaitParams) &&
+              "cudaExternalSemaphoreSignalParams moved in an older runtime");
+static_assert(LayoutUnchanged(LayoutId::kcudaExternalSemaphoreWaitParams) &&
                   LayoutBytes(LayoutId::kcudaExternalSemaphoreWaitParams, 13) ==
                       sizeof(cudaExternalSemaphoreWaitParams),
-              "the external semaphore wait node's structs moved in an older runtime");
-
-cudaKernelNodeParams KernelParamsOf(const cudaKernelNodeParamsV2& in) {
-  cudaKernelNodeParams out;
-  std::memset(static_cast<void*>(&out), 0, sizeof(out));  // padding too (dim3 has constructors)
-  out.func = in.func;
-  out.gridDim = in.gridDim;
-  out.blockDim = in.blockDim;
-  out.sharedMemBytes = in.sharedMemBytes;
-  out.kernelParams = in.kernelParams;
-  out.extra = in.extra;
-  return out;
-}
-cudaMemsetParams MemsetParamsOf(const cudaMemsetParamsV2& in) {
-  cudaMemsetParams out;
-  std::memset(&out, 0, sizeof(out));
-  out.dst = in.dst;
-  out.pitch = in.pitch;
-  out.value = in.value;
-  out.elementSize = in.elementSize;
-  out.width = in.width;
-  out.height = in.height;
-  return out;
-}
-cudaHostNodeParams HostParamsOf(const cudaHostNodeParamsV2& in) {
-  cudaHostNodeParams out;
-  out.fn = in.fn;
-  out.userData = in.userData;
-  return out;
-}
-cudaExternalSemaphoreSignalNodeParams SignalParamsOf(
-    const cudaExternalSemaphoreSignalNodeParamsV2& in) {
-  cudaExternalSemaphoreSignalNodeParams out;
-  std::memset(&out, 0, sizeof(out));
-  out.extSemArray = in.extSemArray;
-  out.paramsArray = in.paramsArray;
-  out.numExtSems = in.numExtSems;
-  return out;
-}
-cudaExternalSemaphoreWaitNodeParams WaitParamsOf(const cudaExternalSemaphoreWaitNodeParamsV2& in) {
-  cudaExternalSemaphoreWaitNodeParams out;
-  std::memset(&out, 0, sizeof(out));
-  out.extSemArray = in.extSemArray;
-  out.paramsArray = in.paramsArray;
-  out.numExtSems = in.numExtSems;
-  return out;
-}
-cudaMemAllocNodeParams AllocParamsOf(const cudaMemAllocNodeParamsV2& in) {
-  cudaMemAllocNodeParams out;
-  std::memset(&out, 0, sizeof(out));
-  out.poolProps = in.poolProps;
-  out.accessDescs = in.accessDescs;
-  out.accessDescCount = in.accessDescCount;
-  out.bytesize = in.bytesize;
-  out.dptr = in.dptr;
-  return out;
-}
+              "cudaExternalSemaphoreWaitParams moved in an older runtime");
+// 11.2's memory nodes are served from the driver, which reads CUDA_MEM_ALLOC_NODE_PARAMS, the 13.0
+// cudaMemAllocNodeParams (asserted with the served entries), while family 11's layout comes from
+// 11.8's headers: they agree, as 11.8's struct is 13.0's cudaMemAllocNodeParamsV2 and that is the
+// 13.0 cudaMemAllocNodeParams field for field.
+static_assert(LayoutUnchanged(LayoutId::kcudaMemAllocNodeParamsV2),
+              "cudaMemAllocNodeParams moved in an older runtime");
+static_assert(sizeof(cudaMemAllocNodeParamsV2) == sizeof(cudaMemAllocNodeParams),
+              "cudaMemAllocNodeParamsV2 is cudaMemAllocNodeParams");
+CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, poolProps, cudaMemAllocNodeParams, poolProps)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, accessDescs, cudaMemAllocNodeParams, accessDescs)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, accessDescCount, cudaMemAllocNodeParams, accessDescCount)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, bytesize, cudaMemAllocNodeParams, bytesize)
+CUDYN_SAME_FIELD(cudaMemAllocNodeParamsV2, dptr, cudaMemAllocNodeParams, dptr)
+#undef CUDYN_SAME_FIELD
 
 // An enum field of the caller's struct as an int: any value may arrive, and one no enumerator has
 // is not loaded as the enum (UBSan's enum check; its value is still what the caller meant).
@@ -1868,6 +1800,70 @@ int EnumValue(const Enum& field) {
   return value;
 }
 int NodeTypeOf(const cudaGraphNodeParams& p) { return EnumValue(p.type); }
+
+// The union member of each node type whose typed call takes a struct: its cudart_layouts.inc row.
+struct TypedMember {
+  int type;  // cudaGraphNodeType
+  LayoutId layout;
+  int size13;
+};
+constexpr TypedMember kTypedMembers[] = {
+    {cudaGraphNodeTypeKernel, LayoutId::kcudaKernelNodeParamsV2, sizeof(cudaKernelNodeParamsV2)},
+    {cudaGraphNodeTypeMemset, LayoutId::kcudaMemsetParamsV2, sizeof(cudaMemsetParamsV2)},
+    {cudaGraphNodeTypeHost, LayoutId::kcudaHostNodeParamsV2, sizeof(cudaHostNodeParamsV2)},
+    {cudaGraphNodeTypeExtSemaphoreSignal, LayoutId::kcudaExternalSemaphoreSignalNodeParamsV2,
+     sizeof(cudaExternalSemaphoreSignalNodeParamsV2)},
+    {cudaGraphNodeTypeExtSemaphoreWait, LayoutId::kcudaExternalSemaphoreWaitNodeParamsV2,
+     sizeof(cudaExternalSemaphoreWaitNodeParamsV2)},
+    {cudaGraphNodeTypeMemAlloc, LayoutId::kcudaMemAllocNodeParamsV2,
+     sizeof(cudaMemAllocNodeParamsV2)},
+};
+constexpr bool TypedMembersFit() {
+  for (const TypedMember& m : kTypedMembers) {
+    if (LayoutBytes(m.layout, 13) != m.size13 || LayoutBytes(m.layout, 12) > kMaxLayoutSize ||
+        LayoutBytes(m.layout, 11) > kMaxLayoutSize) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(TypedMembersFit(), "facts disagree with the headers, or a struct outgrew the buffer");
+
+// The caller's union member in the layout of the typed call of the runtime's family (zero-filled
+// first: padding and fields the family lacks stay zero). `member` is null for a node type whose
+// typed call takes no struct.
+struct TypedParams {
+  const TypedMember* member = nullptr;
+  int family = 0;
+  alignas(16) unsigned char bytes[kMaxLayoutSize];
+  template <typename T>
+  T* as() {
+    return reinterpret_cast<T*>(bytes);
+  }
+};
+// Converts `p`'s union member for `rt` into `out`: cudaSuccess, or the refusal of a field the
+// family has no place for.
+cudaError_t ToTypedParams(Runtime* rt, int index, const cudaGraphNodeParams& p, TypedParams* out) {
+  const int type = NodeTypeOf(p);
+  for (const TypedMember& m : kTypedMembers) {
+    if (m.type != type) continue;
+    out->member = &m;
+    out->family = rt->family();
+    const auto* member = reinterpret_cast<const unsigned char*>(&p) +
+                         offsetof(cudaGraphNodeParams, reserved1);  // the union
+    if (const char* f = ToRuntimeLayout(m.layout, member, out->family, out->bytes)) {
+      return CannotExpressField(rt, index, LayoutName(m.layout), f);
+    }
+  }
+  return cudaSuccess;
+}
+// The typed call's out fields back into the caller's union member.
+void FromTypedParams(const TypedParams& typed, cudaGraphNodeParams* p) {
+  if (typed.member == nullptr) return;
+  OutputsFromRuntimeLayout(typed.member->layout, typed.bytes, typed.family,
+                           reinterpret_cast<unsigned char*>(p) +
+                               offsetof(cudaGraphNodeParams, reserved1));
+}
 
 // The union member a node type uses (its size), or -1 for a type 13.0 does not know.
 int UnionMemberSize(const cudaGraphNodeParams& p) {
@@ -1965,12 +1961,13 @@ cudaError_t GraphAddNodeComposedImpl(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
       edges != EdgesIn::kDefault) {
     return EdgesInRefusal<I>(rt, kIndex, edges);
   }
+  TypedParams typed;
+  if (const cudaError_t rc = ToTypedParams(rt, kIndex, *p, &typed); rc != cudaSuccess) return rc;
   switch (NodeTypeOf(*p)) {
     case cudaGraphNodeTypeKernel: {
       auto fn = TypedCall<decltype(&cudaGraphAddKernelNode)>(rt, kCudart_cudaGraphAddKernelNode);
       if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
-      const cudaKernelNodeParams k = KernelParamsOf(p->kernel);
-      return fn(pGraphNode, graph, deps, n, &k);
+      return fn(pGraphNode, graph, deps, n, typed.as<const cudaKernelNodeParams>());
     }
     case cudaGraphNodeTypeMemcpy: {
       auto fn = TypedCall<decltype(&cudaGraphAddMemcpyNode)>(rt, kCudart_cudaGraphAddMemcpyNode);
@@ -1981,14 +1978,12 @@ cudaError_t GraphAddNodeComposedImpl(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
     case cudaGraphNodeTypeMemset: {
       auto fn = TypedCall<decltype(&cudaGraphAddMemsetNode)>(rt, kCudart_cudaGraphAddMemsetNode);
       if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
-      const cudaMemsetParams m = MemsetParamsOf(p->memset);
-      return fn(pGraphNode, graph, deps, n, &m);
+      return fn(pGraphNode, graph, deps, n, typed.as<const cudaMemsetParams>());
     }
     case cudaGraphNodeTypeHost: {
       auto fn = TypedCall<decltype(&cudaGraphAddHostNode)>(rt, kCudart_cudaGraphAddHostNode);
       if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
-      const cudaHostNodeParams h = HostParamsOf(p->host);
-      return fn(pGraphNode, graph, deps, n, &h);
+      return fn(pGraphNode, graph, deps, n, typed.as<const cudaHostNodeParams>());
     }
     case cudaGraphNodeTypeGraph: {
       auto fn =
@@ -2023,23 +2018,21 @@ cudaError_t GraphAddNodeComposedImpl(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
       auto fn = TypedCall<decltype(&cudaGraphAddExternalSemaphoresSignalNode)>(
           rt, kCudart_cudaGraphAddExternalSemaphoresSignalNode);
       if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
-      const cudaExternalSemaphoreSignalNodeParams s = SignalParamsOf(p->extSemSignal);
-      return fn(pGraphNode, graph, deps, n, &s);
+      return fn(pGraphNode, graph, deps, n,
+                typed.as<const cudaExternalSemaphoreSignalNodeParams>());
     }
     case cudaGraphNodeTypeExtSemaphoreWait: {
       auto fn = TypedCall<decltype(&cudaGraphAddExternalSemaphoresWaitNode)>(
           rt, kCudart_cudaGraphAddExternalSemaphoresWaitNode);
       if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
-      const cudaExternalSemaphoreWaitNodeParams w = WaitParamsOf(p->extSemWait);
-      return fn(pGraphNode, graph, deps, n, &w);
+      return fn(pGraphNode, graph, deps, n, typed.as<const cudaExternalSemaphoreWaitNodeParams>());
     }
     case cudaGraphNodeTypeMemAlloc: {
       auto fn =
           TypedCall<decltype(&cudaGraphAddMemAllocNode)>(rt, kCudart_cudaGraphAddMemAllocNode);
       if (fn == nullptr) return CannotExpress(rt, kIndex, kNoTypedCall);
-      cudaMemAllocNodeParams a = AllocParamsOf(p->alloc);
-      const cudaError_t rc = fn(pGraphNode, graph, deps, n, &a);
-      p->alloc.dptr = a.dptr;  // the out parameter, as 13.0 writes it
+      const cudaError_t rc = fn(pGraphNode, graph, deps, n, typed.as<cudaMemAllocNodeParams>());
+      FromTypedParams(typed, p);  // dptr, the out parameter, as 13.0 writes it
       return rc;
     }
     case cudaGraphNodeTypeMemFree: {
@@ -2082,6 +2075,8 @@ cudaError_t NodeSetParamsImpl(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGr
   constexpr int kIndex =
       kExec ? kCudart_cudaGraphExecNodeSetParams : kCudart_cudaGraphNodeSetParams;
   if (p == nullptr || !UnusedBytesZero(*p)) return cudaErrorInvalidValue;
+  TypedParams typed;
+  if (const cudaError_t rc = ToTypedParams(rt, kIndex, *p, &typed); rc != cudaSuccess) return rc;
     // One typed setter per kind: graph (node, X) or exec (exec, node, X).
 #define CUDYN_SET(plain, exec_entry, ...)                                   \
   do {                                                                      \
@@ -2095,39 +2090,34 @@ cudaError_t NodeSetParamsImpl(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGr
     return fn(node, __VA_ARGS__);                                           \
   } while (0)
   switch (NodeTypeOf(*p)) {
-    case cudaGraphNodeTypeKernel: {
-      const cudaKernelNodeParams k = KernelParamsOf(p->kernel);
-      CUDYN_SET(cudaGraphKernelNodeSetParams, cudaGraphExecKernelNodeSetParams, &k);
-    }
+    case cudaGraphNodeTypeKernel:
+      CUDYN_SET(cudaGraphKernelNodeSetParams, cudaGraphExecKernelNodeSetParams,
+                typed.as<const cudaKernelNodeParams>());
     case cudaGraphNodeTypeMemcpy: {
       if (!MemcpyNodeFlagsZero(p->memcpy)) return cudaErrorInvalidValue;
       CUDYN_SET(cudaGraphMemcpyNodeSetParams, cudaGraphExecMemcpyNodeSetParams,
                 &p->memcpy.copyParams);
     }
-    case cudaGraphNodeTypeMemset: {
-      const cudaMemsetParams m = MemsetParamsOf(p->memset);
-      CUDYN_SET(cudaGraphMemsetNodeSetParams, cudaGraphExecMemsetNodeSetParams, &m);
-    }
-    case cudaGraphNodeTypeHost: {
-      const cudaHostNodeParams h = HostParamsOf(p->host);
-      CUDYN_SET(cudaGraphHostNodeSetParams, cudaGraphExecHostNodeSetParams, &h);
-    }
+    case cudaGraphNodeTypeMemset:
+      CUDYN_SET(cudaGraphMemsetNodeSetParams, cudaGraphExecMemsetNodeSetParams,
+                typed.as<const cudaMemsetParams>());
+    case cudaGraphNodeTypeHost:
+      CUDYN_SET(cudaGraphHostNodeSetParams, cudaGraphExecHostNodeSetParams,
+                typed.as<const cudaHostNodeParams>());
     case cudaGraphNodeTypeWaitEvent:
       CUDYN_SET(cudaGraphEventWaitNodeSetEvent, cudaGraphExecEventWaitNodeSetEvent,
                 p->eventWait.event);
     case cudaGraphNodeTypeEventRecord:
       CUDYN_SET(cudaGraphEventRecordNodeSetEvent, cudaGraphExecEventRecordNodeSetEvent,
                 p->eventRecord.event);
-    case cudaGraphNodeTypeExtSemaphoreSignal: {
-      const cudaExternalSemaphoreSignalNodeParams s = SignalParamsOf(p->extSemSignal);
+    case cudaGraphNodeTypeExtSemaphoreSignal:
       CUDYN_SET(cudaGraphExternalSemaphoresSignalNodeSetParams,
-                cudaGraphExecExternalSemaphoresSignalNodeSetParams, &s);
-    }
-    case cudaGraphNodeTypeExtSemaphoreWait: {
-      const cudaExternalSemaphoreWaitNodeParams w = WaitParamsOf(p->extSemWait);
+                cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+                typed.as<const cudaExternalSemaphoreSignalNodeParams>());
+    case cudaGraphNodeTypeExtSemaphoreWait:
       CUDYN_SET(cudaGraphExternalSemaphoresWaitNodeSetParams,
-                cudaGraphExecExternalSemaphoresWaitNodeSetParams, &w);
-    }
+                cudaGraphExecExternalSemaphoresWaitNodeSetParams,
+                typed.as<const cudaExternalSemaphoreWaitNodeParams>());
     case cudaGraphNodeTypeGraph: {
       // 13.0: cudaGraphNodeSetParams of a child graph node answers 801 (any ownership);
       // cudaGraphExecNodeSetParams updates it (cudaGraphExecChildGraphNodeSetParams).

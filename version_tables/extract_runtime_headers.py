@@ -24,6 +24,12 @@ file:
                    spelled as paths ("res.pitch2D.width"), each with its offset and size, in
                    declaration order; union members overlap. Layout conversions work field by
                    field from these (generate_runtime.py)
+  member_type_sizes
+                   sizeof of every struct/union type that a type of struct_fields has as a member
+                   (by value, an array's element type too, transitively) and type_sizes lacks:
+                   cudaGraphNodeParams's union members (`struct cudaKernelNodeParamsV2`, ...), the
+                   13.0 structs the adapters convert into an older runtime's typed structs. Their
+                   fields are in struct_fields / member_fields like the others'
 Only `regen --headers` needs the headers; generate_runtime.py works from the JSON files checked in
 under inputs/runtime_headers/.
 
@@ -327,6 +333,27 @@ def member_paths(body, prefix=""):
     return paths
 
 
+def member_types(text, types):
+    """The struct/union types (as aggregate_bodies names them) that the aggregates `types` have as
+    members by value (an array's element type too), and theirs, transitively; `types` excluded."""
+    bodies = aggregate_bodies(text)
+    seen, todo = set(types), [t for t in sorted(types) if t in bodies]
+    found = set()
+    while todo:
+        body = bodies[todo.pop()]
+        # Inline nested aggregates are part of the body: read their member declarations too.
+        for decl in _split_top(re.sub(r"[{}]", ";", body), ";"):
+            decl = squash(re.sub(ATTR, " ", decl))
+            if not decl or "*" in decl or "(" in decl:
+                continue
+            m = re.match(r"(?:const\s+|volatile\s+)*((?:struct|union)\s+\w+|\w+)\s+\w+", decl)
+            if m and m.group(1) in bodies and m.group(1) not in seen:
+                seen.add(m.group(1))
+                found.add(m.group(1))
+                todo.append(m.group(1))
+    return found
+
+
 def member_fields(include_dir, text, types):
     """{type: [{"name": path, "offset", "size"}]} of the leaf fields of each of `types` that has a
     named nested aggregate member, measured like struct_fields."""
@@ -438,6 +465,10 @@ def extract(include_dir):
     types.discard("void")
     facts["type_sizes"] = type_sizes(include_dir, types)
     facts["struct_fields"] = struct_fields(include_dir, texts["default"], facts["type_sizes"])
+    nested = member_types(texts["default"], facts["struct_fields"])
+    facts["member_type_sizes"] = type_sizes(include_dir, nested - set(facts["type_sizes"]))
+    facts["struct_fields"].update(struct_fields(include_dir, texts["default"],
+                                                facts["member_type_sizes"]))
     facts["member_fields"] = member_fields(include_dir, texts["default"], facts["struct_fields"])
     facts["device_prop"] = device_prop(include_dir, texts["default"])
     return facts

@@ -89,15 +89,29 @@ LAYOUTS = [
      {12: "struct cudaTextureDesc", 11: "struct cudaTextureDesc"}),
     ("cudaTextureDescV2", "struct cudaTextureDesc", {11: "struct cudaTextureDesc_v2"}),
 ] + [
-    # The typed graph-node structs the composed cudaGraphAddNode / cudaGraphNodeSetParams /
-    # cudaGraphExecNodeSetParams hand an older runtime's typed node calls (the 13.0 union members
-    # are these field for field; loader/cudart_adapters.cc asserts each field has its 13.0 offset).
+    # The composed cudaGraphAddNode / cudaGraphNodeSetParams / cudaGraphExecNodeSetParams: each
+    # 13.0 union member of cudaGraphNodeParams (a ...V2 struct: member_type_sizes of the facts)
+    # converted into the typed struct the older runtime's typed node call takes.
+    (v2, "struct " + v2, {12: "struct " + typed, 11: "struct " + typed})
+    for v2, typed in (("cudaKernelNodeParamsV2", "cudaKernelNodeParams"),
+                      ("cudaMemsetParamsV2", "cudaMemsetParams"),
+                      ("cudaHostNodeParamsV2", "cudaHostNodeParams"),
+                      ("cudaExternalSemaphoreSignalNodeParamsV2",
+                       "cudaExternalSemaphoreSignalNodeParams"),
+                      ("cudaExternalSemaphoreWaitNodeParamsV2",
+                       "cudaExternalSemaphoreWaitNodeParams"),
+                      ("cudaMemAllocNodeParamsV2", "cudaMemAllocNodeParams"))
+] + [
+    # Structs those typed calls take as the caller passes them (a memcpy node's copyParams, the
+    # external semaphore nodes' paramsArray): loader/cudart_adapters.cc asserts each field has its
+    # 13.0 offset in every older family.
     (name, "struct " + name, {12: "struct " + name, 11: "struct " + name})
-    for name in ("cudaKernelNodeParams", "cudaMemcpy3DParms", "cudaMemsetParams",
-                 "cudaHostNodeParams", "cudaExternalSemaphoreSignalNodeParams",
-                 "cudaExternalSemaphoreWaitNodeParams", "cudaExternalSemaphoreSignalParams",
+    for name in ("cudaMemcpy3DParms", "cudaExternalSemaphoreSignalParams",
                  "cudaExternalSemaphoreWaitParams")
 ]
+# Fields of a layout the older runtime writes (out parameters): copied back into the caller's
+# 13.0 struct after the call (cudaMemAllocNodeParams.dptr: "out: address of the allocation").
+LAYOUT_OUTPUTS = {"cudaMemAllocNodeParamsV2": {"dptr"}}
 LAYOUT_FAMILIES = (12, 11)
 SAME_LAYOUT = [(v, FAMILIES[f][-1]) for f in LAYOUT_FAMILIES for v in FAMILIES[f][:-1]]
 
@@ -326,27 +340,35 @@ def leaf_fields(facts, ty):
     return facts.get("member_fields", {}).get(ty) or facts.get("struct_fields", {}).get(ty)
 
 
+def type_size(facts, ty):
+    """sizeof `ty` in these facts (a parameter's type, or a member's: member_type_sizes);
+    None where they lack it."""
+    size = facts["type_sizes"].get(ty)
+    return size if size is not None else facts.get("member_type_sizes", {}).get(ty)
+
+
 def layouts(facts):
     """[{"name", "sizes": {13: B, 12: B, 11: B}, "fields": [(path, off13, size, {fam: off},
-    {fam: must be zero})]}] for LAYOUTS. Per family, the versions of the facts that declare the
-    older type must agree on its fields. A 13.0 field the family lacks (absent, or of another
-    size) has offset -1 there; it must be zero in a caller's struct (else the older runtime cannot
-    express it) unless it overlaps a field the family has: then it is another member of a union
-    whose carried member the discriminant selects, and its extra bytes are the union's spare room.
-    A field the older layout has and 13.0 lacks is an error (the conversion would lose it)."""
+    {fam: must be zero}, written back)]}] for LAYOUTS (written back: LAYOUT_OUTPUTS). Per family,
+    the versions of the facts that declare the older type must agree on its fields. A 13.0 field
+    the family lacks (absent, or of another size) has offset -1 there; it must be zero in a
+    caller's struct (else the older runtime cannot express it) unless it overlaps a field the
+    family has: then it is another member of a union whose carried member the discriminant
+    selects, and its extra bytes are the union's spare room. A field the older layout has and 13.0
+    lacks is an error (the conversion would lose it)."""
     out = []
     for name, ty13, older in LAYOUTS:
         new = leaf_fields(facts["13.0"], ty13)
         if not new:
             raise TableError("layout %s: the 13.0 facts cannot read %s" % (name, ty13))
-        sizes, offs, zero = {13: facts["13.0"]["type_sizes"][ty13]}, {}, {}
+        sizes, offs, zero = {13: type_size(facts["13.0"], ty13)}, {}, {}
         for fam in LAYOUT_FAMILIES:
             ty = older.get(fam)
-            have = [v for v in FAMILIES[fam] if ty and ty in facts[v]["type_sizes"]]
-            sizes[fam] = facts[have[0]]["type_sizes"][ty] if have else 0
+            have = [v for v in FAMILIES[fam] if ty and type_size(facts[v], ty) is not None]
+            sizes[fam] = type_size(facts[have[0]], ty) if have else 0
             old = leaf_fields(facts[have[0]], ty) if have else []
             for v in have[1:]:
-                if leaf_fields(facts[v], ty) != old or facts[v]["type_sizes"][ty] != sizes[fam]:
+                if leaf_fields(facts[v], ty) != old or type_size(facts[v], ty) != sizes[fam]:
                     raise TableError("layout %s: %s differs between %s and %s" % (
                         name, ty, have[0], v))
             if have and not old:
@@ -365,9 +387,14 @@ def layouts(facts):
             zero[fam] = {f["name"]: int(bool(have) and offs[fam][f["name"]] < 0 and not any(
                 k["offset"] < f["offset"] + f["size"] and f["offset"] < k["offset"] + k["size"]
                 for k in kept)) for f in new}
+        outputs = LAYOUT_OUTPUTS.get(name, set())
+        unknown = outputs - {f["name"] for f in new}
+        if unknown:
+            raise TableError("layout %s: no output field %s in 13.0" % (name, sorted(unknown)))
         out.append({"name": name, "sizes": sizes, "fields": [
             (f["name"], f["offset"], f["size"], {fam: offs[fam][f["name"]] for fam in offs},
-             {fam: zero[fam][f["name"]] for fam in zero}) for f in new]})
+             {fam: zero[fam][f["name"]] for fam in zero}, int(f["name"] in outputs))
+            for f in new]})
     return out
 
 
@@ -868,16 +895,19 @@ def write_includes(entries, runtimes, markers, prop, info, out):
         f.write("// CUDYN_CUDART_LAYOUT(name, size in 13.0, size in 12.x, size in 11.x): a struct the "
                 "adapters convert field by field; 0 where the family has no such type.\n"
                 "// CUDYN_CUDART_LAYOUT_FIELD(layout, \"path\", offset in 13.0, size, offset in "
-                "12.x, offset in 11.x, must be zero for 12.x, must be zero for 11.x): -1 where the "
-                "field is absent or has another size there; must be zero: a 13.0-only field that "
-                "overlaps no field the family has (a non-zero value cannot be expressed there).\n")
+                "12.x, offset in 11.x, must be zero for 12.x, must be zero for 11.x, out): -1 "
+                "where the field is absent or has another size there; must be zero: a 13.0-only "
+                "field that "
+                "overlaps no field the family has (a non-zero value cannot be expressed there); "
+                "out: the older runtime writes it, copied back after the call.\n")
         for lay in info["layouts"]:
             f.write("CUDYN_CUDART_LAYOUT(%s, %d, %d, %d)\n" % (
                 lay["name"], lay["sizes"][13], lay["sizes"][12], lay["sizes"][11]))
         for lay in info["layouts"]:
-            for path, off13, size, offs, zero in lay["fields"]:
-                f.write('CUDYN_CUDART_LAYOUT_FIELD(%s, "%s", %d, %d, %d, %d, %d, %d)\n' % (
-                    lay["name"], path, off13, size, offs[12], offs[11], zero[12], zero[11]))
+            for path, off13, size, offs, zero, written in lay["fields"]:
+                f.write('CUDYN_CUDART_LAYOUT_FIELD(%s, "%s", %d, %d, %d, %d, %d, %d, %d)\n' % (
+                    lay["name"], path, off13, size, offs[12], offs[11], zero[12], zero[11],
+                    written))
     doc = {"entries": [], "runtimes": {}, "zero_tail_adapters": {
         a: {k: z[k] for k in ("symbol", "index", "calls", "families", "zeroes")}
         for a, z in info["zero_tail"].items()}}

@@ -1018,7 +1018,7 @@ struct LayoutFieldT {
 };
 constexpr LayoutFieldT kLayoutFieldsT[] = {
 #define CUDYN_CUDART_LAYOUT(name, size13, size12, size11)
-#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11) \
+#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11, out) \
   {#layout, path, off13, size, off12, off11, zero12, zero11},
 #include "version_tables/generated_cudart/cudart_layouts.inc"
 #undef CUDYN_CUDART_LAYOUT
@@ -1030,7 +1030,7 @@ struct LayoutSizeT {
 };
 constexpr LayoutSizeT kLayoutSizesT[] = {
 #define CUDYN_CUDART_LAYOUT(name, size13, size12, size11) {#name, size13, size12, size11},
-#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11)
+#define CUDYN_CUDART_LAYOUT_FIELD(layout, path, off13, size, off12, off11, zero12, zero11, out)
 #include "version_tables/generated_cudart/cudart_layouts.inc"
 #undef CUDYN_CUDART_LAYOUT
 #undef CUDYN_CUDART_LAYOUT_FIELD
