@@ -7,6 +7,14 @@ package adds its :all_files here (`python3 tests/docs/check_citations.py --git .
 missing).
 """
 
+def all_files():
+    """Declares :all_files, every file of the calling package, for the checks that read the tree."""
+    native.filegroup(
+        name = "all_files",
+        srcs = native.glob(["**"]),
+        visibility = ["//:__subpackages__"],
+    )
+
 ALL_SOURCE_FILES = [
     "//:all_files",
     "//bench:all_files",
