@@ -65,3 +65,39 @@ fuzz_sources = rule(
         "binary": attr.label(aspects = [_collect], mandatory = True),
     },
 )
+
+def reader_fuzz_target(name, deps, seeds, mutations = 300):
+    """A libFuzzer target <name>_fuzzer.cc of a package, as Bazel knows it (its run_fuzzer.sh builds
+    the real thing with clang): :<name>_fuzzer_smoke (the replay main), :<name>_fuzzer_sources (what
+    run_fuzzer.sh compiles besides the target: libfuzzer_sources) and :<name>_fuzzer_smoke_test
+    (every seed of `seeds` and `mutations` mutations of each)."""
+    smoke = name + "_fuzzer_smoke"
+    native.cc_binary(
+        name = smoke,
+        testonly = True,
+        srcs = [
+            name + "_fuzzer.cc",
+            "//tests/fuzz:fuzz_smoke_main.cc",
+        ],
+        deps = deps,
+    )
+    fuzz_sources(
+        name = name + "_fuzzer_sources",
+        testonly = True,
+        binary = ":" + smoke,
+    )
+    native.sh_test(
+        name = smoke + "_test",
+        size = "small",
+        srcs = ["//tests/fuzz:smoke_test.sh"],
+        args = [
+            "$(location :%s)" % smoke,
+            "-",
+            "--mutations=%d" % mutations,
+            "$(locations %s)" % seeds,
+        ],
+        data = [
+            ":" + smoke,
+            seeds,
+        ],
+    )
