@@ -15,6 +15,7 @@ or py_test that imports it depends on //third_party:homes.
 """
 
 import os
+import sys
 import types
 
 _ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -68,3 +69,32 @@ def library_fact_versions(lib, root=None):
     if packaged is None:
         packaged = r["CUDA_LIBS"][lib]
     return list(packaged) + [r["CUDA_TOOLKIT_VERSION"]]
+
+
+def _main(argv):
+    """For shell scripts (version_tables/regen), which cannot load Starlark:
+        homes.py keys LIST          the keys of a list of cuda_runtimes.bzl, one per line
+        homes.py entries LIST       "<version> <package>=<Debian version> <SONAME>" per entry
+        homes.py libraries          the libraries of CUDA_LIBS, "<name> <its list's name>" per line
+        homes.py toolkit-soname LIB the toolkit's SONAME of a library of CUDA_LIBS
+    """
+    r = runtimes()
+    if len(argv) == 2 and argv[0] == "keys":
+        print("\n".join(r[argv[1]]))
+    elif len(argv) == 2 and argv[0] == "entries":
+        for version, (package, debian_version, _, soname) in r[argv[1]].items():
+            print("%s %s=%s %s" % (version, package, debian_version, soname))
+    elif argv == ["libraries"]:
+        names = {id(v): k for k, v in r.items() if isinstance(v, dict) and k != "CUDA_LIBS"}
+        for lib, entries in r["CUDA_LIBS"].items():
+            print("%s %s" % (lib, names[id(entries)]))
+    elif len(argv) == 2 and argv[0] == "toolkit-soname":
+        print(r["CUDA_LIBS_13_0"][argv[1]])
+    else:
+        print(_main.__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
