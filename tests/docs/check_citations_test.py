@@ -45,7 +45,7 @@ def test_repository(root):
                    'tests/gpu/RESULTS.md', 'bench/RESULTS.md', 'tests/RESULTS.md']:
         if needed not in paths:
             fail('%s is not among the test\'s inputs (%d files): is its package\'s :all_files '
-                 'in tests/docs/BUILD?' % (needed, len(paths)))
+                 'in tests/source_files.bzl?' % (needed, len(paths)))
     problems = check_citations.check(root, paths)
     for p in problems:
         print(p)
