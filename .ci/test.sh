@@ -30,6 +30,14 @@ STEP_LINES=()         # one summary line per step, printed at the end
 FAILED_TAILS=()       # the end of each failed test's log, printed before the summary
 WORKSPACES=("$ROOT")  # every workspace a Bazel server was started in (shut down at the end)
 
+# Sandboxes on tmpfs when there is room (every action builds its sandbox tree of links there): the
+# plain step of a fresh clone took 342 s instead of 430 s on the 2-core development machine. A small
+# /dev/shm (a container's default 64 MiB) keeps Bazel's default, the output base.
+SANDBOX_FLAGS=()
+if shm_kib=$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }') && ((${shm_kib:-0} >= 4194304)); then
+  SANDBOX_FLAGS=(--sandbox_base=/dev/shm)
+fi
+
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
 
@@ -75,7 +83,8 @@ run_bazel_tests() {
   echo "=== [$label] $BAZEL test --keep_going $* (in $WS)"
   start=$(now)
   set +e
-  (cd "$WS" && "$BAZEL" test --keep_going --test_summary=short "$@") 2>&1 | tee "$log"
+  (cd "$WS" && "$BAZEL" test --keep_going --test_summary=short ${SANDBOX_FLAGS[@]+"${SANDBOX_FLAGS[@]}"} "$@") 2>&1 |
+    tee "$log"
   rc=${PIPESTATUS[0]}
   set -e
   read -r passed failed < <(parse_test_summary "$log")
