@@ -36,6 +36,11 @@ under inputs/runtime_headers/.
 With --library NAME it reads another library's header by the same rules, as LIBRARY_HEADERS
 describes it (the header, the symbol prefix, whether declarations say `extern`), and writes only
   decls           {"default": symbol -> {"ret", "params"}}
+  pointer_typedefs
+                  {typedef name: "struct X *" or "struct X const *"}: every typedef of a pointer to a
+                  struct or union that a declaration names (a library's handles and descriptors:
+                  cuSPARSE 12.1+ declares `cusparseConstSpMatDescr_t` where 11.x has
+                  `cusparseSpMatDescr_t`, the same pointer to the pointee made const)
 (inputs/<name>_headers/<name>-<v>.json, e.g. inputs/cublas_headers/cublas-<v>.json for cuBLAS;
 generate_runtime.py --library reads them).
 
@@ -501,7 +506,25 @@ def extract_library(include_dir, library):
         text = subprocess.run(["gcc", "-E", "-P", "-I", include_dir, "-idirafter",
                                os.path.join(tmp, "fallback"), src], check=True,
                               capture_output=True, text=True).stdout
-    return {"decls": {"default": declarations(text, decl_re(prefix, extern), include_dir)}}
+    decls = declarations(text, decl_re(prefix, extern), include_dir)
+    return {"decls": {"default": decls}, "pointer_typedefs": pointer_typedefs(text, decls)}
+
+
+POINTER_TYPEDEF_RE = re.compile(
+    r"\btypedef\s+((?:const\s+)?(?:struct|union)\s+\w+(?:\s+const)?)\s*\*\s*(\w+)\s*" + ATTR + "?;")
+
+
+def pointer_typedefs(text, decls):
+    """{name: "struct X *" / "struct X const *"} of the pointer typedefs the declarations name."""
+    named = {w for d in decls.values() for w in re.findall(r"\w+", d["ret"] + " " + d["params"])}
+    found = {}
+    for m in POINTER_TYPEDEF_RE.finditer(text):
+        if m.group(2) in named:
+            target = squash(m.group(1))
+            if target.startswith("const "):  # one spelling: the qualifier after the type
+                target = target[len("const "):] + " const"
+            found[m.group(2)] = target + " *"
+    return found
 
 
 def main():

@@ -184,10 +184,15 @@ def param_types(params):
     return [parse_param(p)[0] for p in split_params(params)]
 
 
-def abi_type(ty):
-    """A parameter type as binding compares it: a const on a pointer itself (`char *const`) is not
-    part of the ABI (13.0 nvJitLinkCreate takes `const char *const *`, 12.x `const char **`)."""
-    return re.sub(r"\*\s*const\b\s*", "*", ty)
+def abi_type(ty, pointer_typedefs):
+    """A parameter or return type as binding a library compares it: the release's pointer typedefs
+    resolved (its header facts) and every const dropped, since a qualifier changes no register or
+    stack slot (13.0 nvJitLinkCreate takes `const char *const *`, 12.x `const char **`; cuSPARSE
+    12.1+ declares `cusparseConstSpMatDescr_t`, a `struct cusparseSpMatDescr const *`, where 11.x
+    has `cusparseSpMatDescr_t`, a `struct cusparseSpMatDescr *`)."""
+    ty = re.sub(r"\b\w+\b", lambda m: pointer_typedefs.get(m.group(0), m.group(0)), ty)
+    ty = re.sub(r"\bconst\b", " ", ty)
+    return re.sub(r"\s*\*\s*", "*", re.sub(r"\s+", " ", ty)).strip()
 
 
 def param_bases(params):
@@ -927,8 +932,10 @@ def build_library(name, inputs):
     desc = LIBRARIES[name]
     versions = desc["versions"]
     libs = read_exports(os.path.join(inputs, name + "_exports"), versions)
-    facts = {v: json.load(open(os.path.join(inputs, name + "_headers", "%s-%s.json" % (name, v))))
-             ["decls"]["default"] for v in versions}
+    headers = {v: json.load(open(os.path.join(inputs, name + "_headers", "%s-%s.json" % (name, v))))
+               for v in versions}
+    facts = {v: headers[v]["decls"]["default"] for v in versions}
+    typedefs = {v: headers[v].get("pointer_typedefs", {}) for v in versions}
     newest = versions[-1]
     named = re.compile(desc["release_named"]) if "release_named" in desc else None
 
@@ -962,8 +969,9 @@ def build_library(name, inputs):
                 if parts[0] != base or parts[2] != "legacy":
                     continue
                 od = declared(v, other)
-                if od and od["ret"] == d["ret"] and [abi_type(t) for t in param_types(
-                        od["params"])] == [abi_type(t) for t in param_types(d["params"])]:
+                if od and abi_type(od["ret"], typedefs[v]) == abi_type(d["ret"], typedefs[newest]) and [
+                        abi_type(t, typedefs[v]) for t in param_types(od["params"])] == [
+                        abi_type(t, typedefs[newest]) for t in param_types(d["params"])]:
                     # Release-named before plain (then the name); only libraries with release_named
                     # have any.
                     found.append((parts[1], function(other) != other, other))
