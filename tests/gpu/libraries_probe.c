@@ -1,12 +1,13 @@
 /* The libraries cudyn chooses by the driver, used as a 13.0-header program uses them (NEEDED
    libcufft.so.12, libcurand.so.10, libcusparse.so.12, libcusolver.so.12, libcublasLt.so.13,
    libnvJitLink.so.13, libcudart.so.13): cuRAND uniform numbers, a cuFFT C2C forward and inverse,
-   a cuSPARSE CSR SpMV, a cuSOLVER LU factorization and solve, a cuBLASLt matmul, and nvJitLink
-   linking PTX into a cubin that the driver loads and launches. Every result is printed exactly
+   a cuSPARSE CSR SpMV, a cuSOLVER LU factorization and solve, a cuBLASLt matmul, nvJitLink
+   linking PTX into a cubin that the driver loads and launches, and NVRTC compiling CUDA C++ to
+   LTO-IR that nvJitLink links (-lto) into a cubin, loaded and launched the same way. Every result is printed exactly
    (hex of the float bits or sums), so runs compare line by line; each library's own version call
    and status codes are printed too. Build (GPU machine):
      gcc -O2 -o libraries_probe tests/gpu/libraries_probe.c -I$CUDA/include -L$CUDA/lib64 \
-       -lcufft -lcurand -lcusparse -lcusolver -lcublasLt -lnvJitLink -lcudart -lcuda -lm */
+       -lcufft -lcurand -lcusparse -lcusolver -lcublasLt -lnvJitLink -lnvrtc -lcudart -lcuda -lm */
 #include <cublasLt.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -16,6 +17,7 @@
 #include <cusparse.h>
 #include <math.h>
 #include <nvJitLink.h>
+#include <nvrtc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -259,6 +261,75 @@ static void NvJitLink(void) {
   printf("nvjitlink_kernel_ok=%d\n", ok);
 }
 
+/* y[i] = 3 x[i] - 1: CUDA C++ that NVRTC compiles to LTO-IR (-dlto) and nvJitLink links (-lto). */
+static const char kLtoSource[] =
+    "extern \"C\" __global__ void axpb_lto(const float* x, float* y, unsigned n) {\n"
+    "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) y[i] = 3.0f * x[i] - 1.0f;\n"
+    "}\n";
+
+/* The cubin of kLtoSource (NVRTC -> LTO-IR -> nvJitLink), its size in *size; NULL on failure. */
+static char* LtoCubin(size_t* size) {
+  int major = 0, minor = 0;
+  int rc = (int)nvrtcVersion(&major, &minor);
+  printf("lto_nvrtc_version_rc=%d nvrtc=%d.%d\n", rc, major, minor);
+  nvrtcProgram prog;
+  rc = (int)nvrtcCreateProgram(&prog, kLtoSource, "axpb_lto.cu", 0, NULL, NULL);
+  printf("lto_nvrtc_create=%d\n", rc);
+  if (rc != 0) return NULL;
+  const char* compile[] = {"-arch=sm_90", "-dlto"};
+  rc = (int)nvrtcCompileProgram(prog, 2, compile);
+  size_t ir_size = 0;
+  nvrtcGetLTOIRSize(prog, &ir_size);
+  printf("lto_nvrtc_compile=%d ltoir=%d\n", rc, ir_size > 0);
+  static char ir[1 << 20];
+  if (rc != 0 || ir_size == 0 || ir_size > sizeof ir || nvrtcGetLTOIR(prog, ir) != NVRTC_SUCCESS) {
+    nvrtcDestroyProgram(&prog);
+    return NULL;
+  }
+  nvrtcDestroyProgram(&prog);
+  const char* link_options[] = {"-arch=sm_90", "-lto"};
+  nvJitLinkHandle link;
+  rc = (int)nvJitLinkCreate(&link, 2, link_options);
+  printf("lto_link_create=%d\n", rc);
+  if (rc != 0) return NULL;
+  printf("lto_link_add=%d\n", (int)nvJitLinkAddData(link, NVJITLINK_INPUT_LTOIR, ir, ir_size, "axpb_lto"));
+  rc = (int)nvJitLinkComplete(link);
+  printf("lto_link_complete=%d\n", rc);
+  static char cubin[1 << 20];
+  *size = 0;
+  nvJitLinkGetLinkedCubinSize(link, size);
+  if (rc != 0 || *size == 0 || *size > sizeof cubin || nvJitLinkGetLinkedCubin(link, cubin) != 0) {
+    nvJitLinkDestroy(&link);
+    return NULL;
+  }
+  nvJitLinkDestroy(&link);
+  return cubin;
+}
+
+static void NvJitLinkLto(void) {
+  size_t size = 0;
+  char* cubin = LtoCubin(&size);
+  if (cubin == NULL) return;
+  CUmodule module;
+  CUfunction fn;
+  printf("lto_module_load=%d\n", (int)cuModuleLoadData(&module, cubin));
+  printf("lto_get_function=%d\n", (int)cuModuleGetFunction(&fn, module, "axpb_lto"));
+  float x[256], y[256];
+  for (int i = 0; i < 256; ++i) x[i] = (float)i * 0.5f;
+  float *dx, *dy;
+  cudaMalloc((void**)&dx, sizeof x);
+  cudaMalloc((void**)&dy, sizeof y);
+  cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice);
+  unsigned n = 256;
+  void* args[] = {&dx, &dy, &n};
+  printf("lto_launch=%d\n", (int)cuLaunchKernel(fn, 2, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
+  cudaMemcpy(y, dy, sizeof y, cudaMemcpyDeviceToHost);
+  int ok = 1;
+  for (int i = 0; i < 256; ++i) ok &= y[i] == 3 * x[i] - 1;
+  printf("lto_kernel_ok=%d\n", ok);
+}
+
 int main(void) {
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
@@ -274,6 +345,7 @@ int main(void) {
   Cusolver();
   CublasLt();
   NvJitLink();
+  NvJitLinkLto();
   /* Which files of the libraries did the work: to stderr, so the lines above compare across runs. */
   FILE* maps = fopen("/proc/self/maps", "r");
   char line[4096], last[4096] = "";
@@ -281,7 +353,7 @@ int main(void) {
     const char* path = strchr(line, '/');
     if (!path || !strstr(path, ".so") || strcmp(path, last) == 0) continue;
     snprintf(last, sizeof last, "%s", path);
-    if (strstr(path, "libcu") || strstr(path, "libnvJitLink") || strstr(path, "cudyn"))
+    if (strstr(path, "libcu") || strstr(path, "libnvJitLink") || strstr(path, "libnvrtc") || strstr(path, "cudyn"))
       fprintf(stderr, "mapped=%s", path);
   }
   if (maps) fclose(maps);

@@ -11,7 +11,7 @@
 #   bash tests/gpu/run_libraries.sh CARRY OUT
 #   CARRY: cudyn-*-linux-x86_64.tar.gz (//dist:tarball) and real libraries as <soname>.xz, one folder
 #          per release: lib125/ (12.5: libcudart.so.12 and any of its cuFFT, cuRAND, cuSPARSE,
-#          cuSOLVER, cuBLAS, cuBLASLt, nvJitLink) and lib118/ (11.8: libcudart.so.11.0 and any of its
+#          cuSOLVER, cuBLAS, cuBLASLt, nvJitLink, NVRTC with its builtins) and lib118/ (11.8: libcudart.so.11.0 and any of its
 #          libraries). Both folders are offered on LD_LIBRARY_PATH at every clamp: cudyn must pick the
 #          newest release the clamped driver runs.
 #   CLAMPS: the clamped versions to run (default "12.8 12.2 11.8"; 11.x clamps use the 11.8 runtime)
@@ -31,7 +31,7 @@ for rel in lib125 lib118; do
 done
 gcc -O2 -Wno-deprecated-declarations -o "$O/libraries_probe" tests/gpu/libraries_probe.c \
   -I"$cuda/include" -L"$cuda/lib64" -lcufft -lcurand -lcusparse -lcusolver -lcublasLt \
-  -lnvJitLink -lcudart -lcuda -lm || exit 1
+  -lnvJitLink -lnvrtc -lcudart -lcuda -lm || exit 1
 cudyn=$C/tree/bin/cudyn
 check=$C/tree/bin/cudyn-check
 run() { # run LABEL COMMAND...: stdout to OUT/LABEL.txt, stderr (with the mapped files) to OUT/LABEL.err
@@ -41,7 +41,7 @@ run() { # run LABEL COMMAND...: stdout to OUT/LABEL.txt, stderr (with the mapped
   "$@" >"$O/$label.txt" 2>"$O/$label.err"
   cat "$O/$label.txt"
   # The library files that did the work, by the folder they came from.
-  sed -n 's/^mapped=//p' "$O/$label.err" | grep -E 'lib(cufft|curand|cusparse|cusolver|cublas|nvJitLink|cudart)' |
+  sed -n 's/^mapped=//p' "$O/$label.err" | grep -E 'lib(cufft|curand|cusparse|cusolver|cublas|nvJitLink|nvrtc|cudart)' |
     sed -E "s|^$C/unpacked/||; s|^$C/tree/.*/|cudyn/|" | sort | tr '\n' ' ' |
     sed 's/^/  maps: /; s/$/\n/'
 }
@@ -55,7 +55,7 @@ fi
 compare() { # compare LABEL: each result the run computed against the direct run's
   local key got
   for key in curand_hash cufft_forward_hash cufft_forward_ok cufft_roundtrip_ok cusparse_y \
-             cusolver_info cublaslt_hash nvjitlink_kernel_ok; do
+             cusolver_info cublaslt_hash nvjitlink_kernel_ok lto_kernel_ok; do
     got=$(grep "^$key=" "$O/$1.txt" | head -1)
     [[ -z $got ]] && continue
     if grep -qxF "$got" "$O/direct.txt"; then
