@@ -317,6 +317,12 @@ bool IsLibraryCode(const void* address, const LibraryIdentity& identity);
 // else, cudyn's own objects and the main program (whose own calls cannot be told from its
 // runtime's). Cached per object like IsLibraryCode; never throws.
 int CudaRuntimeVersionOfCode(const void* address);
+// The same fingerprint read from a file without loading it: the newest version of the runtime
+// entry-point table in the ELF file's .data.rel.ro (12050 for a 12.5 cuSOLVER), 0 when the file
+// has none or is no readable ELF of this process's class. Lets a library policy refuse a file whose
+// SONAME is shared across releases (libcurand.so.10: 11.x, 12.x and 13.0) before dlopen maps it for
+// good. Bounds-checked against the file's size; never throws.
+int CudaRuntimeVersionOfFile(const std::string& path);
 // The CUDA runtime linked statically into the main program (nvcc's default, -cudart static) when
 // `address` is code of the main program: its version from the runtime's versioned entry-point
 // table in the program's RELRO segment; 0 for code of any other object, a program without such a

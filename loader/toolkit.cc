@@ -427,8 +427,8 @@ Toolkit* Toolkit::OpenDefault(const ToolkitTraits& traits, std::atomic<void*>* s
 
 void Toolkit::AddWarning(std::string text) { warnings_.push_back(std::move(text)); }
 
-// A searched candidate: refused by its SONAME before dlopen when there is a driver, else loaded
-// and judged. An explicit one is always loaded (TryCandidate).
+// A searched candidate: refused by its SONAME, or by the runtime its file carries, before dlopen
+// when there is a driver, else loaded and judged. An explicit one is always loaded (TryCandidate).
 bool Toolkit::JudgeSearched(const std::string& path, ToolkitSource source) {
   if (driver_version_ > 0) {
     const std::string soname =
@@ -441,6 +441,25 @@ bool Toolkit::JudgeSearched(const std::string& path, ToolkitSource source) {
                                                    std::move(refused->reason));
       c.min_driver = refused->min_driver;
       return false;
+    }
+    // A SONAME several releases share (libcurand.so.10: 11.x, 12.x, 13.0): the runtime compiled
+    // into the file says what TryCandidate would find after loading it, so the file is refused
+    // unloaded. Only where that runtime decides (TryCandidate's rule: no min_driver hook, no
+    // version call of its own for the runtime).
+    if (traits_.min_driver == nullptr && traits_.runtime_version_symbol == nullptr &&
+        !traits_.driver_library) {
+      const int runtime = internal::CudaRuntimeVersionOfFile(path);
+      const int needs = runtime > 0 ? RuntimeVersionMinDriver(runtime) : 0;
+      if (needs > driver_version_) {
+        ToolkitCandidate& c = internal::AddCandidate(
+            &candidates_, path, source, ToolkitRejection::kDriverTooOld,
+            std::string(traits_.name) + " carrying the CUDA " + CudaVersionText(runtime) +
+                " runtime runs on CUDA " + CudaVersionText(needs) + "+ drivers: the driver (CUDA " +
+                CudaVersionText(driver_version_) + ") is too old for it (not loaded)");
+        c.runtime_version = runtime;
+        c.min_driver = needs;
+        return false;
+      }
     }
   }
   return TryCandidate(path, source);

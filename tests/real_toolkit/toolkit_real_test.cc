@@ -252,6 +252,11 @@ TEST(RealToolkit, EachDriverGetsTheNewestReleaseItRuns) {
       if (want != 0) {
         EXPECT_EQ(a["release"], std::to_string(want)) << a["path"];
       }
+      // Every release refused was refused unloaded: by its SONAME, or where several releases
+      // share one (libcurand.so.10, libcusolver.so.11, libcusparse.so.12) by the runtime its file
+      // carries. A refused cuSOLVER loaded to be judged kept itself and its cuBLAS, cuBLASLt and
+      // nvJitLink mapped (measured on an H200: tests/gpu/RESULTS.md).
+      EXPECT_EQ(a["refused_loaded"], "0") << a["mapped"];
     }
   }
 }
