@@ -840,59 +840,12 @@ int CudaRuntimeVersionOfFile(const std::string& path) {
                       : MAP_FAILED;
   close(fd);
   if (map == MAP_FAILED) return 0;
-  const auto* data = static_cast<const uint8_t*>(map);
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  ElfW(Ehdr) eh;
-  std::memcpy(&eh, data, std::min<uint64_t>(sizeof(eh), size));
-  const bool elf = size >= sizeof(eh) && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-                   eh.e_ident[EI_CLASS] == (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32) &&
-                   eh.e_shentsize == sizeof(ElfW(Shdr)) && eh.e_shnum > 0 && eh.e_shoff <= size &&
-                   (size - eh.e_shoff) / sizeof(ElfW(Shdr)) >= eh.e_shnum && eh.e_shstrndx < eh.e_shnum;
-  VersionTableScan best;
-  if (elf) {
-    auto section = [&](int i) {
-      ElfW(Shdr) sh;
-      std::memcpy(&sh, data + eh.e_shoff + static_cast<uint64_t>(i) * sizeof(sh), sizeof(sh));
-      return sh;
-    };
-    const ElfW(Shdr) names = section(eh.e_shstrndx);
-    // A virtual address's file offset, through the allocated sections with contents.
-    auto offset_of = [&](uint64_t va, uint64_t* off) {
-      for (int i = 0; i < eh.e_shnum; ++i) {
-        const ElfW(Shdr) sh = section(i);
-        if (sh.sh_type == SHT_NOBITS || !(sh.sh_flags & SHF_ALLOC) || va < sh.sh_addr ||
-            va - sh.sh_addr >= sh.sh_size) {
-          continue;
-        }
-        *off = sh.sh_offset + (va - sh.sh_addr);
-        return *off < size;
-      }
-      return false;
-    };
-    for (int i = 0; i < eh.e_shnum; ++i) {
-      const ElfW(Shdr) sh = section(i);
-      static constexpr char kName[] = ".data.rel.ro";
-      if (sh.sh_type != SHT_PROGBITS || sh.sh_offset > size || sh.sh_size > size - sh.sh_offset ||
-          names.sh_offset > size || sh.sh_name >= names.sh_size ||
-          names.sh_size > size - names.sh_offset ||
-          names.sh_size - sh.sh_name < sizeof(kName) ||
-          std::memcmp(data + names.sh_offset + sh.sh_name, kName, sizeof(kName)) != 0) {
-        continue;
-      }
-      const uint64_t begin = (sh.sh_offset + 7) & ~uint64_t{7};
-      if (begin >= sh.sh_offset + sh.sh_size) continue;
-      ScanVersionTable(
-          data + begin, static_cast<size_t>(sh.sh_offset + sh.sh_size - begin),
-          [&](uint64_t pointer) {
-            uint64_t off = 0;
-            return offset_of(pointer, &off) && size - off >= 4 &&
-                   std::memcmp(data + off, "cuda", 4) == 0;
-          },
-          &best);
-    }
-  }
-  munmap(map, static_cast<size_t>(size));
-  return best.records >= kMinVersionTableRecords ? best.version : 0;
+  size_t records = 0;
+  const int version = FindRuntimeVersionTableInElf(static_cast<const uint8_t*>(map),
+                                                   static_cast<size_t>(st.st_size), ".data.rel.ro",
+                                                   &records);
+  munmap(map, static_cast<size_t>(st.st_size));
+  return version;
 }
 
 int CudaRuntimeVersionOfCode(const void* address) {

@@ -27,47 +27,10 @@ bool Contains(const uint8_t* data, size_t size, const char* s) {
   return memmem(data, size, s, std::strlen(s)) != nullptr;
 }
 
-
 }  // namespace
 
 int FindRuntimeVersionTable(const uint8_t* data, size_t size, size_t* records) {
-  *records = 0;
-  std::vector<fatbin::SectionInfo> secs;
-  if (data == nullptr || size < 64 || data[4] != 2 /*ELFCLASS64*/ ||
-      !fatbin::ReadElfSections(data, size, &secs)) {
-    return 0;
-  }
-  // Address -> file offset through the allocated sections with file contents.
-  auto to_offset = [&secs, size](uint64_t va, uint64_t* off) {
-    for (const auto& s : secs) {
-      if (s.type == 0 || s.type == 8 || !(s.flags & 0x2) || va < s.addr || va - s.addr >= s.size)
-        continue;
-      *off = s.offset + (va - s.addr);
-      return *off < size;
-    }
-    return false;
-  };
-  VersionTableScan best;
-  for (const auto& s : secs) {
-    // PROGBITS, allocated, not executable: .data.rel.ro in practice.
-    if (s.type != 1 || !(s.flags & 0x2) || (s.flags & 0x4) || s.size < 24 || s.offset > size ||
-        s.size > size - s.offset) {
-      continue;
-    }
-    const uint64_t begin = (s.offset + 7) & ~uint64_t{7};
-    if (begin >= s.offset + s.size) continue;
-    ScanVersionTable(
-        data + begin, static_cast<size_t>(s.offset + s.size - begin),
-        [&](uint64_t pointer) {
-          uint64_t off = 0;
-          return to_offset(pointer, &off) && size - off >= 4 &&
-                 std::memcmp(data + off, "cuda", 4) == 0;
-        },
-        &best);
-  }
-  if (best.records < kMinVersionTableRecords) return 0;
-  *records = best.records;
-  return best.version;
+  return FindRuntimeVersionTableInElf(data, size, nullptr, records);
 }
 
 const char* RuntimeLinkageName(RuntimeLinkage l) {
