@@ -224,6 +224,31 @@ static const char kPtx[] =
     "  ld.global.f32 %f1, [%rd6]; fma.rn.f32 %f2, %f1, 0f40000000, 0f3F800000;\n"
     "  st.global.f32 [%rd7], %f2;\nDONE:\n  ret;\n}\n";
 
+/* Loads `cubin` and launches its kernel `name` (x, y, n) on x[i] = i * step, i < 256; prints
+   <prefix>module_load, <prefix>get_function, <prefix>launch, and <ok_key>=1 when y = a x + b. */
+static void LaunchAxpb(const char* cubin, const char* name, const char* prefix, const char* ok_key,
+                       float step, float a, float b) {
+  CUmodule module;
+  CUfunction fn;
+  printf("%smodule_load=%d\n", prefix, (int)cuModuleLoadData(&module, cubin));
+  printf("%sget_function=%d\n", prefix, (int)cuModuleGetFunction(&fn, module, name));
+  float x[256], y[256];
+  for (int i = 0; i < 256; ++i) x[i] = (float)i * step;
+  float *dx, *dy;
+  cudaMalloc((void**)&dx, sizeof x);
+  cudaMalloc((void**)&dy, sizeof y);
+  cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice);
+  unsigned n = 256;
+  void* args[] = {&dx, &dy, &n};
+  printf("%slaunch=%d\n", prefix, (int)cuLaunchKernel(fn, 2, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
+  cudaMemcpy(y, dy, sizeof y, cudaMemcpyDeviceToHost);
+  int ok = 1;
+  for (int i = 0; i < 256; ++i) ok &= y[i] == a * x[i] + b;
+  printf("%s=%d\n", ok_key, ok);
+  cudaFree(dx);
+  cudaFree(dy);
+}
+
 static void NvJitLink(void) {
   unsigned major = 0, minor = 0;
   int rc = (int)nvJitLinkVersion(&major, &minor);
@@ -242,23 +267,7 @@ static void NvJitLink(void) {
   if (size == 0 || size > sizeof cubin) return;
   nvJitLinkGetLinkedCubin(link, cubin);
   nvJitLinkDestroy(&link);
-  CUmodule module;
-  CUfunction fn;
-  printf("module_load=%d\n", (int)cuModuleLoadData(&module, cubin));
-  printf("get_function=%d\n", (int)cuModuleGetFunction(&fn, module, "axpb"));
-  float x[256], y[256];
-  for (int i = 0; i < 256; ++i) x[i] = (float)i * 0.25f;
-  float *dx, *dy;
-  cudaMalloc((void**)&dx, sizeof x);
-  cudaMalloc((void**)&dy, sizeof y);
-  cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice);
-  unsigned n = 256;
-  void* args[] = {&dx, &dy, &n};
-  printf("launch=%d\n", (int)cuLaunchKernel(fn, 2, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
-  cudaMemcpy(y, dy, sizeof y, cudaMemcpyDeviceToHost);
-  int ok = 1;
-  for (int i = 0; i < 256; ++i) ok &= y[i] == 2 * x[i] + 1;
-  printf("nvjitlink_kernel_ok=%d\n", ok);
+  LaunchAxpb(cubin, "axpb", "", "nvjitlink_kernel_ok", 0.25f, 2, 1);
 }
 
 /* y[i] = 3 x[i] - 1: CUDA C++ that NVRTC compiles to LTO-IR (-dlto) and nvJitLink links (-lto). */
@@ -310,24 +319,7 @@ static char* LtoCubin(size_t* size) {
 static void NvJitLinkLto(void) {
   size_t size = 0;
   char* cubin = LtoCubin(&size);
-  if (cubin == NULL) return;
-  CUmodule module;
-  CUfunction fn;
-  printf("lto_module_load=%d\n", (int)cuModuleLoadData(&module, cubin));
-  printf("lto_get_function=%d\n", (int)cuModuleGetFunction(&fn, module, "axpb_lto"));
-  float x[256], y[256];
-  for (int i = 0; i < 256; ++i) x[i] = (float)i * 0.5f;
-  float *dx, *dy;
-  cudaMalloc((void**)&dx, sizeof x);
-  cudaMalloc((void**)&dy, sizeof y);
-  cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice);
-  unsigned n = 256;
-  void* args[] = {&dx, &dy, &n};
-  printf("lto_launch=%d\n", (int)cuLaunchKernel(fn, 2, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
-  cudaMemcpy(y, dy, sizeof y, cudaMemcpyDeviceToHost);
-  int ok = 1;
-  for (int i = 0; i < 256; ++i) ok &= y[i] == 3 * x[i] - 1;
-  printf("lto_kernel_ok=%d\n", ok);
+  if (cubin != NULL) LaunchAxpb(cubin, "axpb_lto", "lto_", "lto_kernel_ok", 0.5f, 3, -1);
 }
 
 int main(void) {
