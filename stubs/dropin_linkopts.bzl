@@ -94,7 +94,8 @@ def library_dropin(
       :L_shipped_deps_test        both shared forms need only glibc
       :L_trampoline_asm_test      every trampoline is one jmp through cudyn_L_stub_slots
       :L_dropin_exports_test      (toolkit) every name any real release exports is exported
-    Sources by convention: L_shim.cc, L_trampoline.h, cudyn_L.lds.
+    Sources by convention: L_shim.cc (its own answers), L_trampoline.h and L_trampoline.cc (the
+    trampolines' slow path), cudyn_L.lds.
 
     Args:
       library: "cudart", "nvrtc", "cublas".
@@ -116,7 +117,7 @@ def library_dropin(
     if forwards:
         gen_args = "$(location %s) $(location %s) $@" % (entries, forwards)
         gen_srcs = [entries, forwards]
-        srcs, hdrs = [library + "_shim.cc"], [library + "_trampoline.h"]
+        srcs, hdrs = [library + "_shim.cc", library + "_trampoline.cc"], [library + "_trampoline.h"]
     else:
         outs.append(lds)
         exports = "//version_tables:%s_exports" % library

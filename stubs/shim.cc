@@ -58,14 +58,6 @@ constexpr int kVersionNotSufficient = 2;
 
 }  // namespace
 
-void* BindStubSlot(int index) {
-  void* fn = DefaultDriver().Resolve(index);
-  if (fn != nullptr) __atomic_store_n(&cudyn_stub_slots[index], fn, __ATOMIC_RELEASE);
-  return fn;
-}
-
-int StubMissingResult() { return DefaultDriver().missing_result(); }
-
 ShimLookup ShimFindProc(std::string_view symbol, int version, unsigned long long flags,
                         ShimAvailability available) {
   ShimLookup result;
