@@ -349,7 +349,7 @@ OpenedDriver OpenDriverForCheck(const OpenRequest& request) {
   if (!request.driver_path.empty()) {
     options.driver_path = request.driver_path;
   } else if (!request.search_root.empty() && explicit_path.empty()) {
-    opened.simulated_search = SimulatedSearchOrder(request.search_root);
+    opened.simulated_search = SimulatedSearchOrder(request.search_root, &opened.search_note);
     std::vector<std::string> paths;
     for (const auto& entry : opened.simulated_search) {
       paths.push_back(entry.first);
@@ -498,6 +498,42 @@ std::string SearchDir::SourcesText() const {
   return text;
 }
 
+RootLdCache ReadRootLdCache(const std::string& root) {
+  RootLdCache cache;
+  cache.path = Prefixed(root, "/etc/ld.so.cache");
+  struct stat st;
+  if (stat(cache.path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return cache;
+  cache.present = true;
+  std::vector<deps::CacheEntry> entries;
+  if (!deps::ReadLdCacheFile(cache.path, &entries, &cache.error)) {
+    if (cache.error.empty()) cache.error = "unreadable";
+    return cache;
+  }
+  for (const deps::CacheEntry& e : entries) {
+    if (e.name != "libcuda.so.1" || !deps::CacheEntryMatches(e, 64, 62)) continue;
+    if (e.path.empty() || e.path[0] != '/') continue;  // ldconfig writes absolute paths only
+    cache.drivers.push_back(Prefixed(root, e.path));
+  }
+  return cache;
+}
+
+std::string LdCacheNote(const RootLdCache& cache, const std::string& root) {
+  if (cache.read()) return "";
+  if (root.empty()) {
+    return cache.present ? cache.path + " is unreadable (" + cache.error +
+                               "): its directories are not scanned"
+                         : "";
+  }
+  if (!cache.present) {
+    return "no ld.so.cache in " + root + ": the default search is modelled from " + root +
+           "/etc/ld.so.conf, as ldconfig would write the cache (the dynamic linker itself reads "
+           "only the cache; ldconfig -r " + root + " creates it)";
+  }
+  return cache.path + " is unreadable (" + cache.error + "): the default search is modelled from " +
+         root + "/etc/ld.so.conf instead (the dynamic linker would skip this cache; ldconfig -r " +
+         root + " rebuilds it)";
+}
+
 std::vector<SearchDir> LdSoConfDirs(const std::string& root) {
   std::vector<SearchDir> out;
   std::set<std::string> visited;
@@ -514,10 +550,13 @@ std::vector<SearchDir> LdLibraryPathDirs() {
   return out;
 }
 
-std::vector<SearchDir> DriverScanDirs(const std::string& root) {
+std::vector<SearchDir> DriverScanDirs(const std::string& root, std::string* note) {
   std::vector<SearchDir> all;
   for (const SearchDir& d : LdLibraryPathDirs()) all.push_back(d);
   all.push_back({Prefixed(root, "/usr/lib/wsl/lib"), {"wsl"}});
+  const RootLdCache cache = ReadRootLdCache(root);
+  if (note != nullptr) *note = LdCacheNote(cache, root);
+  for (const std::string& path : cache.drivers) all.push_back({DirName(path), {"ld.so.cache"}});
   for (const SearchDir& d : LdSoConfDirs(root)) all.push_back(d);
   for (const std::string& dir : deps::DefaultSystemDirs()) {
     all.push_back({Prefixed(root, dir), {"system directory"}});
@@ -561,8 +600,11 @@ std::vector<SearchDir> DriverScanDirs(const std::string& root) {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> SimulatedSearchOrder(const std::string& root) {
+std::vector<std::pair<std::string, std::string>> SimulatedSearchOrder(const std::string& root,
+                                                                      std::string* note) {
   std::vector<std::pair<std::string, std::string>> all;
+  const RootLdCache cache = ReadRootLdCache(root);
+  if (note != nullptr) *note = LdCacheNote(cache, root);
   // The loader's own plan, each step expanded inside the root.
   for (CandidateSource step : cudyn::kDriverSearchPlan) {
     switch (step) {
@@ -575,8 +617,18 @@ std::vector<std::pair<std::string, std::string>> SimulatedSearchOrder(const std:
         for (const SearchDir& d : LdLibraryPathDirs()) {
           all.emplace_back(d.path + "/libcuda.so.1", "default search (LD_LIBRARY_PATH)");
         }
-        for (const SearchDir& d : LdSoConfDirs(root)) {
-          all.emplace_back(d.path + "/libcuda.so.1", "default search (" + d.SourcesText() + ")");
+        if (cache.read()) {
+          // ld.so reads the cache, never ld.so.conf: only the cache's entries are candidates.
+          for (const std::string& path : cache.drivers) {
+            all.emplace_back(path, "default search (ld.so.cache)");
+          }
+        } else {
+          // No readable cache: ld.so.conf's directories, as ldconfig would list them.
+          const char* why = cache.present ? "ld.so.cache unreadable" : "no ld.so.cache in the root";
+          for (const SearchDir& d : LdSoConfDirs(root)) {
+            all.emplace_back(d.path + "/libcuda.so.1",
+                             "default search (" + d.SourcesText() + "; " + why + ")");
+          }
         }
         for (const std::string& dir : deps::DefaultSystemDirs()) {
           all.emplace_back(Prefixed(root, dir) + "/libcuda.so.1", "default search (system directory)");

@@ -87,8 +87,11 @@ struct OpenedDriver {
   // Libraries preloaded so the driver can load (418's libnvidia-fatbinaryloader).
   std::vector<std::string> preloaded;
   // Under --search-root: the simulated search order that was handed to the loader, with the
-  // source of each path ("default search (ld.so.conf)", ...).
+  // source of each path ("default search (ld.so.cache)", ...).
   std::vector<std::pair<std::string, std::string>> simulated_search;
+  // Under --search-root: why the default search was modelled from ld.so.conf (the root has no
+  // ld.so.cache, or an unreadable one); "" when the root's ld.so.cache was read.
+  std::string search_note;
   // The human explanation of found_by ("the --driver option", ...).
   std::string found_by_text;
 };
@@ -149,18 +152,39 @@ struct FoundLibrary {
 std::vector<FoundLibrary> FindLibraryFiles(const std::vector<SearchDir>& dirs,
                                            const std::string& base);
 
+// ROOT/etc/ld.so.cache: what the dynamic linker reads for its default search (ldconfig writes it
+// from ld.so.conf; ld.so itself never reads ld.so.conf).
+struct RootLdCache {
+  std::string path;      // ROOT/etc/ld.so.cache
+  bool present = false;  // the file exists
+  std::string error;     // why a present file could not be read ("" when it was)
+  // Its entries named libcuda.so.1 for x86-64 (ELF64, EM_X86_64), in cache order, each prefixed
+  // with ROOT (the paths in a root's cache are as seen inside the root).
+  std::vector<std::string> drivers;
+  bool read() const { return present && error.empty(); }
+};
+RootLdCache ReadRootLdCache(const std::string& root);
+// For people: why the default search under `root` is not the cache's ("" when the cache was read,
+// or when there is none and no root: the host's dynamic linker is not simulated).
+std::string LdCacheNote(const RootLdCache& cache, const std::string& root);
+
 // Directories named by ROOT/etc/ld.so.conf and its includes (globs, relative patterns resolved
 // against the including file's directory, cycles and depth bounded), prefixed with `root`; each
 // with the file that named it.
 std::vector<SearchDir> LdSoConfDirs(const std::string& root);
 // LD_LIBRARY_PATH's directories (not prefixed: they are the user's own paths).
 std::vector<SearchDir> LdLibraryPathDirs();
-// Every directory `drivers` scans for libcuda.so*, in order, deduplicated by realpath.
-std::vector<SearchDir> DriverScanDirs(const std::string& root);
+// Every directory `drivers` scans for libcuda.so*, in order, deduplicated by realpath: the
+// directories of ROOT's ld.so.cache libcuda.so.1 entries and of its ld.so.conf among them.
+// *note (optional): LdCacheNote.
+std::vector<SearchDir> DriverScanDirs(const std::string& root, std::string* note = nullptr);
 // The loader's discovery order re-created under `root`: existing ROOT/.../libcuda.so.1 files from
-// WSL, the default search (LD_LIBRARY_PATH, ld.so.conf, the trusted dirs) and the loader's
-// well-known directories, deduplicated; each with its source.
-std::vector<std::pair<std::string, std::string>> SimulatedSearchOrder(const std::string& root);
+// WSL, the default search as ld.so does it (LD_LIBRARY_PATH; ROOT/etc/ld.so.cache's libcuda.so.1
+// entries; without a readable cache, ld.so.conf's directories as ldconfig would list them; the
+// trusted dirs) and the loader's well-known directories, deduplicated; each with its source.
+// *note (optional): LdCacheNote.
+std::vector<std::pair<std::string, std::string>> SimulatedSearchOrder(const std::string& root,
+                                                                      std::string* note = nullptr);
 
 // ---- Kernel module ----------------------------------------------------------------------------
 

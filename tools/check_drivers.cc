@@ -102,7 +102,8 @@ int RunDrivers(const Args& args, std::ostream& out, std::ostream& err) {
   if (!ParseOpenRequest(args, "drivers", &request, err)) return kExitUsage;
   const std::string& root = request.search_root;
 
-  std::vector<SearchDir> dirs = DriverScanDirs(root);
+  std::string search_note;  // ROOT's ld.so.cache absent or unreadable (LdCacheNote)
+  std::vector<SearchDir> dirs = DriverScanDirs(root, &search_note);
   std::vector<DriverFile> files;
   for (FoundLibrary& found : FindLibraryFiles(dirs, "libcuda.so")) {
     DriverFile f;
@@ -153,6 +154,7 @@ int RunDrivers(const Args& args, std::ostream& out, std::ostream& err) {
     Json j = Json::object();
     j["command"] = "drivers";
     j["search_root"] = root.empty() ? Json() : Json(root);
+    j["search_note"] = search_note.empty() ? Json() : Json(search_note);
     Json dir_list = Json::array();
     for (const SearchDir& d : dirs) {
       Json e = Json::object();
@@ -214,6 +216,7 @@ int RunDrivers(const Args& args, std::ostream& out, std::ostream& err) {
   }
 
   if (!root.empty()) out << "search root: " << root << "\n";
+  if (!search_note.empty()) out << "note: " << search_note << "\n";
   out << "libcuda files found: " << files.size() << " (in " << dirs.size()
       << " directories scanned)\n";
   for (const DriverFile& f : files) {

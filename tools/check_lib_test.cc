@@ -141,6 +141,64 @@ TEST(SystemDirs, LdSoConfIncludesGlobsCyclesAndRoot) {
   EXPECT_TRUE(LdSoConfDirs(root + "/nowhere").empty());
 }
 
+// The simulated default search without a readable ROOT/etc/ld.so.cache: ld.so.conf's directories,
+// labelled with why; a malformed cache is an error in the note, never a crash. (With a cache the
+// real ldconfig writes: tools/cudyn_check_test.cc, CudynCheckDriversLdCache.)
+TEST(SystemDirs, SimulatedSearchWithoutAReadableLdCache) {
+  std::string root = testing::MakeTempDir("nocache");
+  ASSERT_EQ(system(("mkdir -p " + root + "/etc " + root + "/opt/drv").c_str()), 0);
+  WriteFile(root + "/etc/ld.so.conf", "/opt/drv\n");
+  WriteFile(root + "/opt/drv/libcuda.so.1", "x");  // only stat()ed here
+  const std::string candidate = root + "/opt/drv/libcuda.so.1";
+
+  RootLdCache none = ReadRootLdCache(root);
+  EXPECT_EQ(none.path, root + "/etc/ld.so.cache");
+  EXPECT_FALSE(none.present);
+  EXPECT_FALSE(none.read());
+  std::string note;
+  auto order = SimulatedSearchOrder(root, &note);
+  ASSERT_EQ(order.size(), 1u);
+  EXPECT_EQ(order[0].first, candidate);
+  EXPECT_EQ(order[0].second, "default search (ld.so.conf (/etc/ld.so.conf); no ld.so.cache in the root)");
+  EXPECT_EQ(note.find("no ld.so.cache in " + root + ":"), 0u) << note;
+  EXPECT_EQ(LdCacheNote(none, ""), "");  // the host without a cache: nothing simulated
+
+  for (const std::string& data : {std::string("glibc-ld.so.cache1.1"), std::string(100, '\xff'),
+                                  std::string("ld.so-1.7.0\0\xff\xff\xff\xff", 16),
+                                  std::string()}) {
+    WriteFile(root + "/etc/ld.so.cache", data);
+    RootLdCache bad = ReadRootLdCache(root);
+    EXPECT_TRUE(bad.present);
+    EXPECT_FALSE(bad.read());
+    EXPECT_FALSE(bad.error.empty());
+    EXPECT_TRUE(bad.drivers.empty());
+    order = SimulatedSearchOrder(root, &note);
+    ASSERT_EQ(order.size(), 1u);
+    EXPECT_EQ(order[0].first, candidate);
+    EXPECT_EQ(order[0].second, "default search (ld.so.conf (/etc/ld.so.conf); ld.so.cache unreadable)");
+    EXPECT_EQ(note.find(root + "/etc/ld.so.cache is unreadable (" + bad.error + "): the default "
+                        "search is modelled from " + root + "/etc/ld.so.conf instead"),
+              0u)
+        << note;
+    // The scan names the cache's trouble too, and still scans ld.so.conf's directory.
+    std::string scan_note;
+    std::vector<SearchDir> dirs = DriverScanDirs(root, &scan_note);
+    EXPECT_EQ(scan_note, note);
+    ASSERT_FALSE(dirs.empty());
+    bool conf_dir = false;
+    for (const SearchDir& d : dirs) conf_dir = conf_dir || d.path == root + "/opt/drv";
+    EXPECT_TRUE(conf_dir);
+  }
+}
+
+// The host's own cache (no root) reads; the note is empty.
+TEST(SystemDirs, HostLdCacheReads) {
+  RootLdCache host = ReadRootLdCache("");
+  EXPECT_EQ(host.path, "/etc/ld.so.cache");
+  EXPECT_TRUE(host.read()) << host.error;
+  EXPECT_EQ(LdCacheNote(host, ""), "");
+}
+
 TEST(SystemDirs, KernelModuleVersion) {
   std::string root = testing::MakeTempDir("km");
   EXPECT_FALSE(ReadKernelModule(root).present);

@@ -18,7 +18,8 @@ namespace {
 
 struct Finding {
   std::string severity;  // "info", "warning", "error"
-  std::string kind;      // "stub", "kernel_module", "compat", "loader_warning", "clamp", "preload"
+  std::string kind;      // "stub", "kernel_module", "compat", "loader_warning", "clamp", "preload",
+                         // "ld_so_cache"
   std::string message;
 };
 
@@ -334,6 +335,12 @@ int RunReport(const Args& args, std::ostream& out, std::ostream& err) {
   SearchPathStubFindings(&stub_findings);
 
   OpenedDriver opened = OpenDriverForCheck(request);
+  // Under --search-root: the root's ld.so.cache absent or unreadable (the default search was
+  // modelled from its ld.so.conf).
+  if (!opened.search_note.empty()) {
+    RootLdCache cache = ReadRootLdCache(request.search_root);
+    findings.push_back({cache.present ? "warning" : "info", "ld_so_cache", opened.search_note});
+  }
   if (opened.driver == nullptr || !opened.driver->ok()) {
     if (opened.driver != nullptr) CandidateStubFindings(opened.driver->candidates(), &findings);
     for (const Finding& f : stub_findings) findings.push_back(f);
@@ -406,6 +413,7 @@ int RunReport(const Args& args, std::ostream& out, std::ostream& err) {
         sim.push_back(std::move(e));
       }
       j["simulated_search"] = std::move(sim);
+      j["simulated_search_note"] = opened.search_note.empty() ? Json() : Json(opened.search_note);
     }
     j["kernel_module"] = KernelJson(km);
     j["findings"] = FindingsJson(findings);

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -821,11 +822,25 @@ TEST(CudynCheckDrivers, LdSoConfOrderDecidesThePick) {
   EXPECT_EQ(run.json["picked"]["cuda_version"].get<int64_t>(), Cuda(470)) << run.out;
   EXPECT_NE(run.json["picked"]["found_by_text"].get<std::string>().find("000-cuda-compat.conf"),
             std::string::npos);
+  // (d) No ld.so.cache in the root: the default search is ld.so.conf's directories, as ldconfig
+  // would write the cache, and both the label and a note say so.
+  EXPECT_NE(run.json["picked"]["found_by_text"].get<std::string>().find(
+                "; no ld.so.cache in the root)"),
+            std::string::npos)
+      << run.json["picked"].dump(2);
+  ASSERT_TRUE(run.json["search_note"].is_string()) << run.out;
+  EXPECT_NE(run.json["search_note"].get<std::string>().find("no ld.so.cache in " + root),
+            std::string::npos);
   // report agrees with drivers about the pick.
   ToolRun report = RunTool({"report", "--search-root", root, "--json"});
   ASSERT_EQ(report.exit_code, 0) << Describe(report);
   EXPECT_EQ(report.json["driver"]["cuda_version"].get<int64_t>(), Cuda(470));
   EXPECT_NE(FindingsOf(report.json, "compat"), "");
+  EXPECT_EQ(FindingsOf(report.json, "ld_so_cache"),
+            "info: " + run.json["search_note"].get<std::string>() + "\n");
+  EXPECT_NE(report.json["driver"]["found_by_text"].get<std::string>().find(
+                "ld.so.conf (/etc/ld.so.conf.d/000-cuda-compat.conf); no ld.so.cache in the root"),
+            std::string::npos);
   // CUDYN_DRIVER_PATH overrides the search, as in applications.
   ToolRun env = RunTool({"drivers", "--search-root", root, "--json"},
                     {"CUDYN_DRIVER_PATH=" + DriverPath(535)});
@@ -866,6 +881,207 @@ TEST(CudynCheckDrivers, CudynDropInInstalledAsLibcudaIsNotADriver) {
   EXPECT_EQ((*fake)["kind"].get<std::string>(), "cudyn");
   EXPECT_FALSE((*fake)["picked"].get<bool>());
   EXPECT_EQ(run.json["picked"]["cuda_version"].get<int64_t>(), Cuda(460));
+}
+
+// ---- drivers: the root's ld.so.cache ----------------------------------------------------------
+//
+// ld.so reads ROOT/etc/ld.so.cache, never ld.so.conf: the caches below are written by the real
+// ldconfig (`ldconfig -r ROOT` chroots into ROOT, so what it lists must be a file inside ROOT, not
+// a link out of it: a driver it has to see is copied in; -X: the tree's links stay as built).
+
+std::string Ldconfig() {
+  for (const char* p : {"/sbin/ldconfig", "/usr/sbin/ldconfig"}) {
+    if (access(p, X_OK) == 0) return p;
+  }
+  return "";
+}
+
+// `command` through the shell, stdout and stderr together; *status its exit status.
+std::string Output(const std::string& command, int* status) {
+  std::string out;
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) {
+    *status = -1;
+    return out;
+  }
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int rc = pclose(p);
+  *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return out;
+}
+
+// Real driver `major` as a file of its own at ROOT/DIR/libcuda.so.<driver version> (a hard link
+// when the file system allows, else a copy), with libcuda.so.1 linking to it as installed.
+void InstallDriverFile(const std::string& root, const std::string& dir, int major) {
+  ASSERT_EQ(system(("mkdir -p '" + root + dir + "'").c_str()), 0);
+  char real[PATH_MAX];
+  ASSERT_NE(realpath(DriverPath(major).c_str(), real), nullptr) << DriverPath(major);
+  const std::string name = std::string("libcuda.so.") + Real(major).driver_version;
+  const std::string target = root + dir + "/" + name;
+  ASSERT_EQ(system(("ln '" + std::string(real) + "' '" + target + "' 2>/dev/null || cp '" +
+                    std::string(real) + "' '" + target + "'")
+                       .c_str()),
+            0);
+  ASSERT_EQ(symlink(name.c_str(), (root + dir + "/libcuda.so.1").c_str()), 0);
+}
+
+// ROOT/etc/ld.so.cache by the real ldconfig: ROOT/etc/ld.so.conf's directories, `extra_dirs`
+// (ldconfig's command line) and the trusted directories. Returns `ldconfig -p -C` of it.
+std::string RunLdconfig(const std::string& root, const std::string& extra_dirs = "") {
+  const std::string ldconfig = Ldconfig();
+  EXPECT_FALSE(ldconfig.empty()) << "no ldconfig on this machine";
+  int status = -1;
+  std::string out = Output(ldconfig + " -X -r '" + root + "' " + extra_dirs, &status);
+  EXPECT_EQ(status, 0) << out;
+  struct stat st;
+  EXPECT_EQ(stat((root + "/etc/ld.so.cache").c_str(), &st), 0) << "ldconfig wrote no cache: " << out;
+  std::string listing = Output(ldconfig + " -p -C '" + root + "/etc/ld.so.cache'", &status);
+  EXPECT_EQ(status, 0) << listing;
+  return listing;
+}
+
+bool HasSource(const Json& driver, const std::string& source_part) {
+  for (const Json& s : driver["sources"]) {
+    if (s.get<std::string>().find(source_part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// (a) The cache lists a directory ld.so.conf does not: the default search finds the driver there,
+// before the system directories' one, and says it was the cache.
+TEST(CudynCheckDriversLdCache, TheCacheFindsADriverLdSoConfDoesNotList) {
+  std::string root = MakeSystemTree(/*compat_in_ld_so_conf=*/false);
+  InstallDriverFile(root, "/opt/nvidia/lib", 470);
+  // The directory on ldconfig's command line only: ld.so.conf does not name it.
+  std::string listing = RunLdconfig(root, "/opt/nvidia/lib");
+  ASSERT_NE(listing.find("libcuda.so.1 (libc6,x86-64) => /opt/nvidia/lib/libcuda.so.1"),
+            std::string::npos)
+      << listing;
+  ASSERT_EQ(ReadFile(root + "/etc/ld.so.conf.d/x86_64-linux-gnu.conf").find("/opt"),
+            std::string::npos);
+
+  ToolRun run = RunTool({"drivers", "--search-root", root, "--json"});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  ASSERT_TRUE(run.json_ok) << Describe(run);
+  const Json& j = run.json;
+  EXPECT_TRUE(j["search_note"].is_null()) << j["search_note"];
+  EXPECT_EQ(j["picked"]["path"].get<std::string>(), root + "/opt/nvidia/lib/libcuda.so.1")
+      << j["picked"].dump(2);
+  EXPECT_EQ(j["picked"]["cuda_version"].get<int64_t>(), Cuda(470));
+  const std::string why = j["picked"]["found_by_text"].get<std::string>();
+  EXPECT_NE(why.find("default search (ld.so.cache)"), std::string::npos) << why;
+  EXPECT_EQ(why.find("ld.so.conf"), std::string::npos) << why;
+  // The scan lists the directory by its only source, the cache.
+  const Json* cached = DriverEntry(j, root + "/opt/nvidia/lib/");
+  ASSERT_NE(cached, nullptr) << run.out;
+  EXPECT_TRUE((*cached)["picked"].get<bool>());
+  EXPECT_TRUE(HasSource(*cached, "ld.so.cache")) << cached->dump(2);
+  EXPECT_FALSE(HasSource(*cached, "ld.so.conf")) << cached->dump(2);
+  bool listed = false;
+  for (const Json& d : j["directories"]) {
+    if (d["path"].get<std::string>() == root + "/opt/nvidia/lib") {
+      listed = true;
+      EXPECT_EQ(d["source"].get<std::string>(), "ld.so.cache");
+    }
+  }
+  EXPECT_TRUE(listed) << j["directories"].dump(2);
+
+  ToolRun human = RunTool({"drivers", "--search-root", root});
+  EXPECT_EQ(human.exit_code, 0) << Describe(human);
+  EXPECT_NE(human.out.find("picked: " + root + "/opt/nvidia/lib/libcuda.so.1"), std::string::npos)
+      << human.out;
+  EXPECT_NE(human.out.find("default search (ld.so.cache)"), std::string::npos) << human.out;
+  EXPECT_EQ(human.out.find("note:"), std::string::npos) << human.out;
+}
+
+// (b) ld.so.conf names a directory with a driver the cache does not list (the conf file was added
+// after the last ldconfig): with a cache that directory is no default-search candidate.
+TEST(CudynCheckDriversLdCache, ADirectoryOnlyLdSoConfNamesIsNotSearched) {
+  std::string root = MakeSystemTree(/*compat_in_ld_so_conf=*/false);
+  std::string listing = RunLdconfig(root);
+  WriteFile(root + "/etc/ld.so.conf.d/000-cuda-compat.conf", CompatDir() + "\n");
+  ASSERT_EQ(listing.find("compat"), std::string::npos) << listing;
+
+  // Without the cache the same tree picks the compat 470 (LdSoConfOrderDecidesThePick); with it,
+  // the system directory's 535.
+  ToolRun run = RunTool({"drivers", "--search-root", root, "--json"});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  ASSERT_TRUE(run.json_ok) << Describe(run);
+  EXPECT_EQ(run.json["picked"]["cuda_version"].get<int64_t>(), Cuda(535)) << run.out;
+  EXPECT_EQ(run.json["picked"]["path"].get<std::string>(),
+            root + "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  EXPECT_NE(run.json["picked"]["found_by_text"].get<std::string>().find(
+                "default search (system directory)"),
+            std::string::npos)
+      << run.json["picked"].dump(2);
+  EXPECT_TRUE(run.json["search_note"].is_null());
+  // The scan still lists the compat driver, reached through ld.so.conf (every place a driver may
+  // lie), but the simulated search handed to the loader does not hold it.
+  const Json* d470 = DriverEntry(run.json, "libcuda.so.470");
+  ASSERT_NE(d470, nullptr) << run.out;
+  EXPECT_TRUE(HasSource(*d470, "000-cuda-compat.conf")) << d470->dump(2);
+  EXPECT_FALSE((*d470)["picked"].get<bool>());
+  ToolRun report = RunTool({"report", "--search-root", root, "--json"});
+  ASSERT_EQ(report.exit_code, 0) << Describe(report);
+  ASSERT_TRUE(report.json["simulated_search"].is_array()) << report.out;
+  for (const Json& e : report.json["simulated_search"]) {
+    EXPECT_EQ(e["path"].get<std::string>().find("compat"), std::string::npos) << e.dump();
+    EXPECT_EQ(e["source"].get<std::string>().find("ld.so.conf"), std::string::npos) << e.dump();
+  }
+  EXPECT_TRUE(report.json["simulated_search_note"].is_null());
+  EXPECT_EQ(FindingsOf(report.json, "ld_so_cache"), "");
+}
+
+// (c) A garbage, truncated, empty cache or a directory in its place: said so, the ld.so.conf model
+// instead (which picks the compat 470 here), no crash.
+TEST(CudynCheckDriversLdCache, AnUnreadableCacheIsSaidAndLdSoConfModelled) {
+  std::string good_root = MakeSystemTree(/*compat_in_ld_so_conf=*/false);
+  InstallDriverFile(good_root, "/opt/nvidia/lib", 470);
+  RunLdconfig(good_root, "/opt/nvidia/lib");
+  const std::string good = ReadFile(good_root + "/etc/ld.so.cache");
+  ASSERT_GT(good.size(), 48u);
+
+  struct Bad {
+    const char* what;
+    std::string data;  // the file's contents; "<dir>": a directory instead
+  };
+  const std::vector<Bad> bad = {{"garbage", std::string(300, 'x')},
+                                {"truncated header", good.substr(0, 30)},
+                                {"truncated entries", good.substr(0, 60)},
+                                {"empty", ""},
+                                {"a directory", "<dir>"}};
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(b.what);
+    std::string root = MakeSystemTree(/*compat_in_ld_so_conf=*/true);
+    if (b.data == "<dir>") {
+      ASSERT_EQ(mkdir((root + "/etc/ld.so.cache").c_str(), 0755), 0);
+    } else {
+      WriteFile(root + "/etc/ld.so.cache", b.data);
+    }
+    ToolRun run = RunTool({"drivers", "--search-root", root, "--json"});
+    ASSERT_EQ(run.exit_code, 0) << Describe(run);
+    ASSERT_TRUE(run.json_ok) << Describe(run);
+    ASSERT_TRUE(run.json["search_note"].is_string()) << run.out;
+    const std::string note = run.json["search_note"].get<std::string>();
+    EXPECT_NE(note.find(root + "/etc/ld.so.cache is unreadable"), std::string::npos) << note;
+    EXPECT_NE(note.find("modelled from " + root + "/etc/ld.so.conf"), std::string::npos) << note;
+    EXPECT_EQ(run.json["picked"]["cuda_version"].get<int64_t>(), Cuda(470)) << run.out;
+    const std::string why = run.json["picked"]["found_by_text"].get<std::string>();
+    EXPECT_NE(why.find("000-cuda-compat.conf"), std::string::npos) << why;
+    EXPECT_NE(why.find("ld.so.cache unreadable"), std::string::npos) << why;
+
+    ToolRun human = RunTool({"drivers", "--search-root", root});
+    EXPECT_EQ(human.exit_code, 0) << Describe(human);
+    EXPECT_NE(human.out.find("note: " + root + "/etc/ld.so.cache is unreadable"),
+              std::string::npos)
+        << human.out;
+    ToolRun report = RunTool({"report", "--search-root", root, "--json"});
+    ASSERT_EQ(report.exit_code, 0) << Describe(report);
+    EXPECT_EQ(report.json["simulated_search_note"].get<std::string>(), note);
+    EXPECT_EQ(FindingsOf(report.json, "ld_so_cache"), "warning: " + note + "\n");
+  }
 }
 
 // ---- usage ------------------------------------------------------------------------------------

@@ -25,8 +25,10 @@ when cuInit succeeds, and how many table entries bind native / adapter / missing
 options:
   --driver PATH           use this libcuda (like CUDYN_DRIVER_PATH; made absolute)
   --max-cuda-version V    behave as a driver of at most V (11040 or 11.4)
-  --search-root DIR       discover the driver under DIR (DIR/etc/ld.so.conf,
-                          DIR/usr/lib/..., DIR/proc/driver/nvidia/version)
+  --search-root DIR       discover the driver under DIR (DIR/etc/ld.so.cache as
+                          ld.so reads it, else DIR/etc/ld.so.conf as ldconfig
+                          would list it; DIR/usr/lib/...,
+                          DIR/proc/driver/nvidia/version)
   --json                  machine-readable output (schema: tools/README.md)
   --nfd                   instead: the node's facts as a Kubernetes node-feature-
                           discovery feature file (driver CUDA version, newest PTX
@@ -104,17 +106,21 @@ incompatible (any layer), 0 all compatible / portable.
 
 constexpr char kDriversHelp[] = R"HELP(usage: cudyn-check drivers [--search-root DIR] [--json]
 
-Lists every libcuda.so* in LD_LIBRARY_PATH, the directories of /etc/ld.so.conf
-(and its includes), /usr/lib/wsl/lib, the system and well-known driver
-directories (/usr/lib/x86_64-linux-gnu and nvidia/*, /usr/lib64,
-/usr/local/nvidia/lib64 and lib), /usr/local/cuda*/compat and the toolkit stub
+Lists every libcuda.so* in LD_LIBRARY_PATH, /usr/lib/wsl/lib, the directories
+of the /etc/ld.so.cache libcuda.so.1 entries and of /etc/ld.so.conf (and its
+includes), the system and well-known driver directories
+(/usr/lib/x86_64-linux-gnu and nvidia/*, /usr/lib64, /usr/local/nvidia/lib64
+and lib), /usr/local/cuda*/compat and the toolkit stub
 directories (/usr/local/cuda*/lib64/stubs), one entry per real file, with its
 CUDA version (each opened in its own child process) or why it cannot be used,
 and the one cudyn picks (Driver::Open with the environment) and why.
 
 options:
   --search-root DIR       prefix every system path with DIR (LD_LIBRARY_PATH and
-                          CUDYN_DRIVER_PATH are used as they are)
+                          CUDYN_DRIVER_PATH are used as they are); the pick's
+                          default search reads DIR/etc/ld.so.cache as ld.so
+                          does, else (none, or unreadable: a note says so)
+                          the directories of DIR/etc/ld.so.conf
   --json                  machine-readable output
 
 exit: 0 a driver is picked, 2 usage, 3 none usable.

@@ -193,30 +193,36 @@ std::vector<std::string> DefaultSystemDirs() {
           "/lib64", "/usr/lib64"};
 }
 
-SearchEnvironment SystemSearchEnvironment() {
-  SearchEnvironment env;
-  env.ld_library_path = SplitPathList(std::getenv("LD_LIBRARY_PATH"));
-  env.system_dirs = DefaultSystemDirs();
-  const int fd = ::open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+bool ReadLdCacheFile(const std::string& path, std::vector<CacheEntry>* out, std::string* error) {
+  out->clear();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
-    env.cache_error = std::string("/etc/ld.so.cache: ") + std::strerror(errno);
-    return env;
+    *error = path + ": " + std::strerror(errno);
+    return false;
   }
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
     ::close(fd);
-    env.cache_error = "/etc/ld.so.cache: not a regular non-empty file";
-    return env;
+    *error = path + ": not a regular non-empty file";
+    return false;
   }
   const size_t size = static_cast<size_t>(st.st_size);
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) {
-    env.cache_error = std::string("/etc/ld.so.cache: cannot mmap: ") + std::strerror(errno);
-    return env;
+    *error = path + ": cannot mmap: " + std::strerror(errno);
+    return false;
   }
-  ParseLdCache(static_cast<const uint8_t*>(map), size, &env.cache, &env.cache_error);
+  const bool ok = ParseLdCache(static_cast<const uint8_t*>(map), size, out, error);
   ::munmap(map, size);
+  return ok;
+}
+
+SearchEnvironment SystemSearchEnvironment() {
+  SearchEnvironment env;
+  env.ld_library_path = SplitPathList(std::getenv("LD_LIBRARY_PATH"));
+  env.system_dirs = DefaultSystemDirs();
+  ReadLdCacheFile("/etc/ld.so.cache", &env.cache, &env.cache_error);
   return env;
 }
 

@@ -59,6 +59,10 @@ struct SearchEnvironment {
 // A search-path list as ld.so reads LD_LIBRARY_PATH: split at ':' and ';', an empty entry kept
 // (it is the working directory). nullptr: none.
 std::vector<std::string> SplitPathList(const char* text);
+// Reads and parses the ld.so.cache file at `path` (ldconfig's output, e.g. "/etc/ld.so.cache" or
+// ROOT/etc/ld.so.cache). False and *error when it cannot be opened ("PATH: No such file or
+// directory"), is not a regular non-empty file, or is malformed (ParseLdCache); never throws.
+bool ReadLdCacheFile(const std::string& path, std::vector<CacheEntry>* out, std::string* error);
 // LD_LIBRARY_PATH from the environment, /etc/ld.so.cache, Debian's system directories.
 SearchEnvironment SystemSearchEnvironment();
 // ld.so's trusted directories, in its order: /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu,
