@@ -235,6 +235,82 @@ nvmlReturn_t RetiredPagesFromV1(nvmlDevice_t device, nvmlPageRetirementCause_t c
   return result;
 }
 
+// nvmlDeviceGetGridLicensableFeatures_v4 through the _v3 of 450/460, which fills the licensable
+// features as the 11.2 header declares them (the facts: inputs/nvml_headers/nvml-11.2.json): the
+// same fields as now less licenseExpiry, which 11.8 added (268 and 812 bytes, measured against the
+// 11.2 header: tests/fake_nvml/fake_nvml_11_2.c asserts the same sizes compiled against it).
+struct GridLicensableFeatureV3 {
+  nvmlGridLicenseFeatureCode_t featureCode;
+  unsigned int featureState;
+  char licenseInfo[128];  // NVML_GRID_LICENSE_BUFFER_SIZE of the 11.2 header
+  char productName[128];
+  unsigned int featureEnabled;
+};
+struct GridLicensableFeaturesV3 {
+  int isGridLicenseSupported;
+  unsigned int licensableFeaturesCount;
+  GridLicensableFeatureV3 gridLicensableFeatures[3];  // NVML_GRID_LICENSE_FEATURE_MAX_COUNT of 11.2
+};
+static_assert(sizeof(GridLicensableFeatureV3) == 268 && sizeof(GridLicensableFeaturesV3) == 812,
+              "the 11.2 header's layout");
+static_assert(NVML_GRID_LICENSE_BUFFER_SIZE == 128 && NVML_GRID_LICENSE_FEATURE_MAX_COUNT == 3,
+              "the newest header's buffers hold what _v3 fills");
+// The expiry _v3 cannot report: zero, which is NVML_GRID_LICENSE_EXPIRY_NOT_AVAILABLE ("Expiry
+// information not available") in the status and no date.
+static_assert(NVML_GRID_LICENSE_EXPIRY_NOT_AVAILABLE == 0, "zero status = not available");
+template <int kIndex>
+nvmlReturn_t GridLicensableFeaturesFromV3(nvmlDevice_t device,
+                                          nvmlGridLicensableFeatures_t* features) {
+  using OlderFn = nvmlReturn_t (*)(nvmlDevice_t, GridLicensableFeaturesV3*);
+  const OlderFn older = Older<kIndex, OlderFn>();
+  if (features == nullptr) return older(device, nullptr);  // _v3's own INVALID_ARGUMENT
+  GridLicensableFeaturesV3 v3{};
+  const nvmlReturn_t result = older(device, &v3);
+  if (result == NVML_SUCCESS) {
+    features->isGridLicenseSupported = v3.isGridLicenseSupported;
+    features->licensableFeaturesCount = v3.licensableFeaturesCount;
+    // The entries the count names (at most the array); past it: untouched.
+    const unsigned int n =
+        std::min<unsigned int>(v3.licensableFeaturesCount, std::size(v3.gridLicensableFeatures));
+    for (unsigned int i = 0; i < n; ++i) {
+      const GridLicensableFeatureV3& from = v3.gridLicensableFeatures[i];
+      nvmlGridLicensableFeature_t& to = features->gridLicensableFeatures[i];
+      std::memset(&to, 0, sizeof to);
+      to.featureCode = from.featureCode;
+      to.featureState = from.featureState;
+      std::memcpy(to.licenseInfo, from.licenseInfo, sizeof to.licenseInfo);
+      std::memcpy(to.productName, from.productName, sizeof to.productName);
+      to.featureEnabled = from.featureEnabled;
+    }
+  }
+  return result;
+}
+
+// nvmlDeviceGetGpuInstancePossiblePlacements_v2 through the unversioned call of 450/460: the
+// same nvmlGpuInstancePlacement_t ({start, size} in the 11.2 header as now), but v2 "Can be NULL
+// to discover number of allowed placements" where v1 takes no NULL ("INVALID_ARGUMENT If ...
+// placements or count are invalid") and has no capacity argument (the buffer "must be large
+// enough to accommodate the instances supported by the profile"): a NULL query gets v1's count
+// through a buffer of this adapter's. The header names no maximum; kMaxPlacements is a margin far
+// past today's MIG GPUs (a placement starts at a memory slice: 8 of them on A100/H100). What v1
+// cannot do stays its answer: v2 lists the placements "regardless of whether MIG is enabled or
+// not", v1 answers NVML_ERROR_NOT_SUPPORTED "If device doesn't have MIG mode enabled" (v2's code
+// for a device or profile it does not support).
+constexpr unsigned int kMaxPlacements = 1024;
+template <int kIndex>
+nvmlReturn_t PlacementsFromV1(nvmlDevice_t device, unsigned int profile_id,
+                              nvmlGpuInstancePlacement_t* placements, unsigned int* count) {
+  using OlderFn =
+      nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstancePlacement_t*, unsigned int*);
+  const OlderFn older = Older<kIndex, OlderFn>();
+  if (placements != nullptr || count == nullptr)
+    return older(device, profile_id, placements, count);
+  std::unique_ptr<nvmlGpuInstancePlacement_t[]> local(
+      new (std::nothrow) nvmlGpuInstancePlacement_t[kMaxPlacements]);
+  if (local == nullptr) return NVML_ERROR_MEMORY;
+  return older(device, profile_id, local.get(), count);
+}
+
 struct AdapterImpl {
   int index;
   int older;
@@ -262,6 +338,10 @@ const AdapterImpl kAdapterImpls[] = {
                        nvmlDeviceSetPowerManagementLimit),
     CUDYN_NVML_ADAPTER(FanSpeedFromV1, nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetFanSpeed),
     CUDYN_NVML_ADAPTER(RetiredPagesFromV1, nvmlDeviceGetRetiredPages_v2, nvmlDeviceGetRetiredPages),
+    CUDYN_NVML_ADAPTER(GridLicensableFeaturesFromV3, nvmlDeviceGetGridLicensableFeatures_v4,
+                       nvmlDeviceGetGridLicensableFeatures_v3),
+    CUDYN_NVML_ADAPTER(PlacementsFromV1, nvmlDeviceGetGpuInstancePossiblePlacements_v2,
+                       nvmlDeviceGetGpuInstancePossiblePlacements),
 };
 #undef CUDYN_NVML_ADAPTER
 

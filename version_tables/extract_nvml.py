@@ -16,9 +16,12 @@ Inputs written (checked in under version_tables/inputs/; generate_nvml.py reads 
                         instead (the header's `#define nvmlInit nvmlInit_v2` block; a few rename
                         types or functions: nvmlGetBlacklistDeviceCount -> nvmlGetExcludedDeviceCount)
       return_codes      NVML_SUCCESS / NVML_ERROR_* -> value (enum nvmlReturn_t)
-      structs           for every struct/union type a pointer parameter of a function with more
-                        than one declared variant (same name after stripping `_v<N>`) points to:
-                        type as written -> {"canonical", "fields": [{"name", "type"}]}
+      structs           every struct/union type a pointer parameter of a function points to, and
+                        every aggregate embedded (not through a pointer) in one of those:
+                        type as written -> {"canonical", "fields": [{"name", "type"}]}. An older
+                        header's are the layouts its own variants filled (the 11.2 header's
+                        nvmlGridLicensableFeatures_t is the one nvmlDeviceGetGridLicensableFeatures_v3
+                        fills, which the newest header declares with the _v4 layout)
   nvml_error_strings/<branch>.tsv  `code<TAB>string`: nvmlErrorString(code) of that branch's real
                                    library (called through ctypes in a child process; NVML answers
                                    it without nvmlInit) for every nvmlReturn_t value of the newest
@@ -216,24 +219,24 @@ def header_facts(header):
         }
     unversioned = {k: v for k, v in plain.items()
                    if k not in guarded and k.startswith("nvml") and re.match(r"nvml\w+$", v)}
-    families = {}
-    for sym in functions:
-        families.setdefault(version_of(sym)[0], []).append(sym)
     bodies = erh.aggregate_bodies(text)
     structs = {}
-    for fam in families.values():
-        if len(fam) < 2:
-            continue
-        for sym in fam:
-            for t in functions[sym]["param_types"]:
-                if not t.endswith("*"):
-                    continue
-                base = re.sub(r"\b(const|volatile)\b|\*", " ", t).strip()
-                base = erh.squash(base)
-                canon = _canonical(base, typedefs)
-                key = base if base in bodies else canon
-                if key in bodies and base not in structs:
-                    structs[base] = {"canonical": canon, "fields": _fields(bodies[key])}
+
+    def record(base):
+        base = erh.squash(base)
+        canon = _canonical(base, typedefs)
+        key = base if base in bodies else canon
+        if key not in bodies or base in structs:
+            return
+        structs[base] = {"canonical": canon, "fields": _fields(bodies[key])}
+        for f in structs[base]["fields"]:  # an embedded aggregate's layout is part of this one's
+            if f["name"] and "*" not in f["type"]:
+                record(re.sub(r"\s*(\[.*|:.*)$", "", f["type"]))
+
+    for sym in sorted(functions):
+        for t in functions[sym]["param_types"]:
+            if t.endswith("*"):
+                record(re.sub(r"\b(const|volatile)\b|\*", " ", t))
     return {
         "nvml_api_version": int(guarded.get("NVML_API_VERSION", "0")),
         "functions": functions,

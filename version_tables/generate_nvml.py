@@ -15,7 +15,16 @@ Rules, per entry and per branch (release = the NVML branch, 390 ... 555):
               newer than the entry itself (an older program's struct must never be handed to a
               newer variant that fills more), newest first
   reason      why there is none
+  adapter     with no candidate: the newest older variant of the family the branch exports whose
+              difference the facts know (an adapter row: loader/nvml.cc binds its adapter when it has
+              one), else none
   exported    the branch exports the entry's own symbol
+An older variant's difference is known when its prototype differs and every struct it takes by a
+pointer under a name without a version is declared, as that variant used it, by a header of the facts
+(inputs/nvml_headers/: the headers in which it is its family's newest declared variant, e.g. 11.2
+for nvmlDeviceGetGridLicensableFeatures_v3); with the same prototype, when those headers declare
+each such struct for it (fields compared with the entry's, embedded structs included: other fields
+are what an adapter converts, the same ones mean the variants differ in behaviour, not layout).
 --incs DIR writes DIR/generated_nvml/: nvml_entry_count.h, nvml_entries.inc, nvml_table.inc,
 nvml_branches.inc, nvml_adapters.inc, nvml_error_strings.inc, nvml_forwards.inc.
 --tsv FILE writes the human-readable table (version_tables/nvml_api_table.tsv).
@@ -63,13 +72,27 @@ def read_error_strings(path):
     return rows
 
 
+def version_key(v):
+    return tuple(int(x) for x in v.split("."))
+
+
 def load(inputs, branches, newest):
-    """-> (header facts of the newest header, {branch: exports}, {branch: error strings})."""
+    """-> (header facts of the newest header, {branch: exports}, {branch: error strings},
+    {header version: its facts} of every header, oldest first)."""
     path = os.path.join(inputs, "nvml_headers", "nvml-%s.json" % newest)
     if not os.path.exists(path):
         raise TableError("%s missing" % path)
-    with open(path) as f:
-        header = json.load(f)
+    headers = {}
+    for name in os.listdir(os.path.join(inputs, "nvml_headers")):
+        m = re.match(r"^nvml-(\d+(?:\.\d+)*)\.json$", name)
+        if m:
+            with open(os.path.join(inputs, "nvml_headers", name)) as f:
+                headers[m.group(1)] = json.load(f)
+    if any(version_key(v) > version_key(newest) for v in headers):
+        raise TableError("a header newer than --newest-header %s in %s" % (
+            newest, os.path.join(inputs, "nvml_headers")))
+    headers = {v: headers[v] for v in sorted(headers, key=version_key)}
+    header = headers[newest]
     exports, errors = {}, {}
     for b in branches:
         p = os.path.join(inputs, "nvml_exports", "%s.txt" % b)
@@ -78,7 +101,7 @@ def load(inputs, branches, newest):
         exports[b] = read_exports(p)
         p = os.path.join(inputs, "nvml_error_strings", "%s.tsv" % b)
         errors[b] = read_error_strings(p) if os.path.exists(p) else None
-    return header, exports, errors
+    return header, exports, errors, headers
 
 
 def unversioned_structs(header, symbol):
@@ -91,18 +114,116 @@ def unversioned_structs(header, symbol):
     return out
 
 
-def abi_difference(header, newer, older):
-    """Why the prototypes of two declared symbols differ ("" when they have the same ABI).
+def layout(header, struct, depth=0):
+    """A struct's fields as the header declares it, embedded structs expanded: [(name, type, layout
+    of the embedded struct or None)]."""
+    out = []
+    for f in header["structs"][struct]["fields"]:
+        base = re.sub(r"\s*(\[.*|:.*)$", "", f["type"])
+        sub = None
+        if f["name"] and "*" not in f["type"] and base in header["structs"] and depth < 8:
+            sub = layout(header, base, depth + 1)
+        out.append((f["name"], f["type"], sub))
+    return out
 
-    An older variant that fills a struct named without a version is declared by the header for
-    old programs under the newest layout's name (nvmlEventSetWait with nvmlEventData_t, which grew
-    in 11.0): what the real older function fills is not the header's struct, so it never stands in
-    for a newer variant."""
+
+def layout_difference(new, old, path):
+    """What `new` changes in `old` (two layouts of the struct `path`), one phrase per change."""
+    out = []
+    names_old, names_new = [f[0] for f in old], [f[0] for f in new]
+    added = [n for n in names_new if n not in names_old]
+    dropped = [n for n in names_old if n not in names_new]
+    if added:
+        out.append("%s adds %s" % (path, ", ".join(added)))
+    if dropped:
+        out.append("%s drops %s" % (path, ", ".join(dropped)))
+    by_name = {f[0]: f for f in old}
+    for name, typ, sub in new:
+        if name not in by_name or (typ, sub) == by_name[name][1:]:
+            continue
+        if typ != by_name[name][1] or sub is None or by_name[name][2] is None:
+            out.append("%s.%s is %s, was %s" % (path, name, typ, by_name[name][1]))
+        else:
+            out.extend(layout_difference(sub, by_name[name][2], re.sub(r"\s*\[.*$", "", typ)))
+    if not out and names_new != names_old:
+        out.append("%s orders its fields otherwise" % path)
+    return out
+
+
+def layout_then(headers, symbol, struct):
+    """`struct` as `symbol` used it: ([header versions], layout) from the headers of the facts in
+    which `symbol` is the newest declared variant of its family and which declare the struct;
+    (versions, None) when there are none, or when they disagree (the layout changed under one
+    variant: unknown)."""
+    fam = version_of(symbol)[0]
+    seen = []
+    for v, h in headers.items():
+        if symbol not in h["functions"] or struct not in h["structs"]:
+            continue
+        if max(version_of(s)[1] for s in h["functions"] if version_of(s)[0] == fam) != version_of(symbol)[1]:
+            continue
+        seen.append((v, layout(h, struct)))
+    if not seen or any(l != seen[0][1] for _, l in seen):
+        return [v for v, _ in seen], None
+    return [v for v, _ in seen], seen[0][1]
+
+
+def header_names(versions):
+    return "NVML %s header%s" % ("/".join(versions), "s" if len(versions) > 1 else "")
+
+
+def unknown_layout(versions, symbol):
+    """Why layout_then knows no layout for `symbol`."""
+    if versions:
+        return "the %s declare it differently for %s" % (header_names(versions), symbol)
+    return "in no header of the facts is %s its family's newest variant" % symbol
+
+
+def difference(headers, newest, newer, older):
+    """(why, known): why two declared symbols are not ABI-compatible ("" when they are) and whether
+    the facts know the difference (an adapter can convert it).
+
+    A struct named without a version is declared by the newest header for old programs under the
+    newest layout (nvmlEventSetWait with nvmlEventData_t, which grew in 11.0): what the real older
+    function fills is the struct of its day, known only where a header of the facts declares it
+    for that variant (layout_then)."""
+    header = headers[newest]
     fn, fo = header["functions"][newer], header["functions"][older]
     if fn["abi"] == fo["abi"]:
-        if newer != older and unversioned_structs(header, older):
-            return "the older variant fills %s as it was then (the header declares the newest layout)" % (
-                ", ".join(unversioned_structs(header, older)))
+        if newer == older or not unversioned_structs(header, older):
+            return "", True
+        why, known = [], True
+        for struct in unversioned_structs(header, older):
+            vo, lo = layout_then(headers, older, struct)
+            vn, ln = layout_then(headers, newer, struct)
+            if lo is None or ln is None:
+                known = False
+                why.append("the older variant fills %s as it was then (%s)" % (
+                    struct, unknown_layout(vo, older) if lo is None else unknown_layout(vn, newer)))
+            elif lo != ln:
+                why.append("struct fields differ: %s as the %s declares it for %s vs for %s (%s)" % (
+                    struct, header_names(vo), older, newer, "; ".join(layout_difference(ln, lo, struct))))
+            else:
+                why.append("%s as the %s declares it for %s has the same fields: the variants differ in "
+                           "behaviour, not layout" % (struct, header_names(vo), older))
+        return "; ".join(why), known
+    why = abi_difference(header, newer, older)
+    known = True
+    for struct in unversioned_structs(header, older):
+        vo, lo = layout_then(headers, older, struct)
+        if lo is None:
+            known = False
+            why += "; the older variant uses %s as it was then (%s)" % (struct, unknown_layout(vo, older))
+        elif lo != layout(header, struct):
+            why += "; %s as the %s declares it for %s: %s" % (
+                struct, header_names(vo), older, "; ".join(layout_difference(layout(header, struct), lo, struct)))
+    return why, known
+
+
+def abi_difference(header, newer, older):
+    """Why the prototypes of two declared symbols differ ("" when they have the same ABI)."""
+    fn, fo = header["functions"][newer], header["functions"][older]
+    if fn["abi"] == fo["abi"]:
         return ""
     why = []
     if fn["abi"][0] != fo["abi"][0]:
@@ -130,7 +251,7 @@ def abi_difference(header, newer, older):
 
 def build(inputs, branches, newest):
     """branches: [(branch, cuda version)] oldest first. -> the whole table as a dict."""
-    header, exports, errors = load(inputs, [b for b, _ in branches], newest)
+    header, exports, errors, headers = load(inputs, [b for b, _ in branches], newest)
     names = [b for b, _ in branches]
     funcs = header["functions"]
     symbols = sorted(funcs)
@@ -145,20 +266,23 @@ def build(inputs, branches, newest):
     for s in symbols:
         fam_name, ver = version_of(s)
         older = [o for o in families[fam_name] if version_of(o)[1] < ver]
-        same = [o for o in families[fam_name] if version_of(o)[1] <= ver and
-                abi_difference(header, s, o) == ""]
-        differs = [(o, abi_difference(header, s, o)) for o in older if o not in same]
-        for o, why in differs:
+        diff = {o: difference(headers, newest, s, o) for o in families[fam_name] if version_of(o)[1] <= ver}
+        same = [o for o in families[fam_name] if version_of(o)[1] <= ver and diff[o][0] == ""]
+        differs = [(o,) + diff[o] for o in older if o not in same]  # (older, why, known)
+        for o, why, _ in differs:
             adapters.append((index[s], index[o], s, o, why))
         have = [b for b in names if s in exports[b]]
         rules = {}
         for b in names:
             cands = [o for o in same if o in exports[b]]
-            reason = ""
+            reason, adapter = "", None
             if not cands:
-                exported_older = [(o, w) for o, w in differs if o in exports[b]]
+                exported_older = [d for d in differs if d[0] in exports[b]]
+                known = [d for d in exported_older if d[2]]
+                if known:
+                    adapter = known[0][:2]
                 if exported_older:
-                    o, w = exported_older[0]
+                    o, w, _ = (known or exported_older)[0]
                     reason = "NVML %s exports no ABI-compatible variant of %s (its older variant %s: %s)" % (
                         b, s, o, w)
                 elif not have:
@@ -168,7 +292,8 @@ def build(inputs, branches, newest):
                 else:
                     before = [x for x in have if names.index(x) < names.index(b)]
                     reason = "NVML %s no longer exports %s (NVML %s did)" % (b, s, before[-1])
-            rules[b] = {"candidates": cands, "reason": reason, "exported": s in exports[b]}
+            rules[b] = {"candidates": cands, "reason": reason, "adapter": adapter,
+                        "exported": s in exports[b]}
         f = funcs[s]
         args = [n if n else "a%d" % i for i, n in enumerate(f["param_names"])]
         params = []
@@ -246,7 +371,7 @@ def write_incs(t, incs):
         f.write("};\n")
     with open(os.path.join(d, "nvml_adapters.inc"), "w") as f:
         f.write(HEAD + "// {entry index, older entry index of the same family, why}: every pair whose "
-                "prototypes differ, newest older first per entry.\n")
+                "prototypes or structs differ, newest older first per entry.\n")
         f.write("constexpr ::cudyn::NvmlAdapterRow kNvmlAdapters[] = {\n")
         for i, o, s, so, why in t["adapters"]:
             f.write("    {%d, %d, %s},  // %s -> %s\n" % (i, o, c_string(why), s, so))
@@ -275,19 +400,25 @@ def tsv_text(t):
     out = ["# cudyn NVML (libnvidia-ml.so.1): one row per function the NVML %s header declares under "
            "its real symbol name. Generated by generate_nvml.py (extract_nvml.py regen); do not edit." %
            t["newest"],
-           "# bind_B (NVML branch B): native:symbols tried in order | missing:why; "
-           "other_abi: the older variants whose prototype differs (adapter rows)",
+           "# bind_B (NVML branch B): native:symbols tried in order | adapter:the older variant an "
+           "adapter converts (how it differs; loader/nvml.cc kAdapterImpls, without one the entry is "
+           "missing) | missing:why; other_abi: the older variants whose prototype or struct differs "
+           "(adapter rows)",
            "\t".join(["symbol", "ret", "first", "exported_in"] + ["bind_" + b for b in names] +
                      ["other_abi", "prototype"])]
     for e in t["entries"]:
         cells = []
         for b in names:
             r = e["rules"][b]
-            cells.append("native:" + "|".join(r["candidates"]) if r["candidates"] else
-                         "missing:" + r["reason"])
+            if r["candidates"]:
+                cells.append("native:" + "|".join(r["candidates"]))
+            elif r["adapter"]:
+                cells.append("adapter:%s (%s)" % r["adapter"])
+            else:
+                cells.append("missing:" + r["reason"])
         out.append("\t".join([e["symbol"], e["ret"], e["exported_in"][0] if e["exported_in"] else "-",
                               ",".join(e["exported_in"]) or "-"] + cells +
-                             ["|".join("%s (%s)" % d for d in e["differs"]) or "-", e["params"]]))
+                             ["|".join("%s (%s)" % d[:2] for d in e["differs"]) or "-", e["params"]]))
     out.append("# markers: " + " ".join("%s=%s" % (b, t["markers"][b] or '""') for b in names))
     out.append("# forwards (%d): %s" % (len(t["forwards"]), " ".join(t["forwards"])))
     return "\n".join(out) + "\n"
@@ -324,7 +455,9 @@ def main():
             f.write(tsv_text(t))
     print("%d entries, %d adapter pairs, %d forwards; %s" % (
         len(t["entries"]), len(t["adapters"]), len(t["forwards"]), "; ".join(
-            "%s: native %d" % (b, sum(1 for e in t["entries"] if e["rules"][b]["candidates"]))
+            "%s: native %d, adapter %d" % (
+                b, sum(1 for e in t["entries"] if e["rules"][b]["candidates"]),
+                sum(1 for e in t["entries"] if e["rules"][b]["adapter"]))
             for b, _ in t["branches"])))
 
 

@@ -12,6 +12,7 @@ inputs/nvml_error_strings/) or nvml_api_table.tsv differs from them (rewrite the
 """
 import argparse
 import difflib
+import json
 import os
 import sys
 import unittest
@@ -113,6 +114,37 @@ class NvmlFacts(unittest.TestCase):
         self.assertIn(("nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetMemoryInfo"), rows)
         self.assertNotIn(("nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"), rows)
         self.assertNotIn(("nvmlInit_v2", "nvmlInit"), rows)
+
+    def test_older_layouts_from_the_11_2_header(self):
+        # 450/460 export _v3 / the unversioned placements only: the 11.2 header, where those are the
+        # newest variants, declares what they fill.
+        h = self.table["header"]
+        old = json.loads(self.read("nvml_headers", "nvml-11.2.json"))
+        self.assertEqual([f["name"] for f in old["structs"]["nvmlGridLicensableFeature_t"]["fields"]],
+                         ["featureCode", "featureState", "licenseInfo", "productName", "featureEnabled"])
+        self.assertIn("licenseExpiry", [f["name"] for f in h["structs"]["nvmlGridLicensableFeature_t"]["fields"]])
+        for b in ["450", "460"]:
+            grid = self.entries["nvmlDeviceGetGridLicensableFeatures_v4"]["rules"][b]
+            self.assertEqual(grid["candidates"], [], b)
+            self.assertEqual(grid["adapter"][0], "nvmlDeviceGetGridLicensableFeatures_v3", b)
+            self.assertIn("NVML 11.2 header", grid["adapter"][1])
+            self.assertIn("nvmlGridLicensableFeature_t adds licenseExpiry", grid["adapter"][1])
+            placements = self.entries["nvmlDeviceGetGpuInstancePossiblePlacements_v2"]["rules"][b]
+            self.assertEqual(placements["candidates"], [], b)
+            self.assertEqual(placements["adapter"][0], "nvmlDeviceGetGpuInstancePossiblePlacements", b)
+            self.assertIn("same fields", placements["adapter"][1])
+        # 390/418's older variants fill layouts no header of the facts declares: no adapter.
+        for b in ["390", "418"]:
+            r = self.entries["nvmlDeviceGetGridLicensableFeatures_v4"]["rules"][b]
+            self.assertIsNone(r["adapter"], b)
+            self.assertIn("as it was then", r["reason"])
+        # nvmlDeviceRemoveGpu on 390 reads an nvmlPciInfo_t of its day: unknown, no adapter.
+        r = self.entries["nvmlDeviceRemoveGpu_v2"]["rules"]["390"]
+        self.assertIsNone(r["adapter"])
+        self.assertIn("nvmlPciInfo_t as it was then", r["reason"])
+        # A prototype change over structs the facts know is an adapter: the v1 process lists.
+        self.assertEqual(self.entries["nvmlDeviceGetComputeRunningProcesses_v3"]["rules"]["418"]["adapter"][0],
+                         "nvmlDeviceGetComputeRunningProcesses")
 
     def test_newest_binds_every_entry(self):
         newest = self.names[-1]

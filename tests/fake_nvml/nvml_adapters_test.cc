@@ -1,9 +1,11 @@
-// NVML's adapters (loader/nvml.cc) on a fake NVML of the 418 branch, and of the 390 branch with
-// FAKE_BRANCH=390 (tests/fake_nvml: the names the real branch exports, the older variants recording
-// their arguments): a program built against the newest nvml.h calls the _v2/_v3 process lists,
-// nvmlDeviceGetMemoryInfo_v2, nvmlEventSetWait_v2, nvmlDeviceSetPowerManagementLimit_v2 (and on
-// 390 nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetRetiredPages_v2), which the branch lacks, and gets the
-// older variant's answer converted, the fields it lacks as NVML reports them without MIG.
+// NVML's adapters (loader/nvml.cc) on a fake NVML of the branch FAKE_BRANCH, 390, 418 or 450
+// (tests/fake_nvml: the names the real branch exports, the older variants recording their
+// arguments): a program built against the newest nvml.h calls the _v2/_v3 process lists,
+// nvmlDeviceGetMemoryInfo_v2, nvmlDeviceSetPowerManagementLimit_v2 (and before 450
+// nvmlEventSetWait_v2, on 390 nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetRetiredPages_v2; on 450
+// nvmlDeviceGetGridLicensableFeatures_v4 and nvmlDeviceGetGpuInstancePossiblePlacements_v2, over
+// the 11.2 header's layouts), which the branch lacks, and gets the older variant's answer
+// converted, the fields it lacks as NVML reports them without MIG (or without the data).
 #include <dlfcn.h>
 // Every variant under its own name (the _v2 process lists are declared only so).
 #define NVML_NO_UNVERSIONED_FUNC_DEFS
@@ -47,6 +49,7 @@ TEST(NvmlAdapters, TheFakeIsTakenAsItsBranch) {
   EXPECT_EQ(t.release(), FAKE_BRANCH);
 }
 
+#if FAKE_BRANCH < 450  // 450 on export nvmlEventSetWait_v2
 TEST(NvmlAdapters, EventWaitFromTheDataOfCuda10) {
   Reset();
   nvmlEventData_t data;
@@ -60,6 +63,7 @@ TEST(NvmlAdapters, EventWaitFromTheDataOfCuda10) {
   EXPECT_EQ(data.computeInstanceId, 0xFFFFFFFFu);
   EXPECT_STREQ(cudynNvmlEntryStatus("nvmlEventSetWait_v2"), "adapter");
 }
+#endif
 
 TEST(NvmlAdapters, PowerLimitOfTheGpuScopeOnly) {
   nvmlDevice_t device = reinterpret_cast<nvmlDevice_t>(0x1234);
@@ -112,20 +116,24 @@ TEST(NvmlAdapters, RetiredPagesWithoutTimes) {
 
 TEST(NvmlAdapters, ProcessListsFromV1) {
   const ProcessCase cases[] = {
-      {"compute _v3", &nvmlDeviceGetComputeRunningProcesses_v3,
-       cudyn::kNvml_nvmlDeviceGetComputeRunningProcesses_v3, "nvmlDeviceGetComputeRunningProcesses"},
-      {"compute _v2", &nvmlDeviceGetComputeRunningProcesses_v2,
-       cudyn::kNvml_nvmlDeviceGetComputeRunningProcesses_v2, "nvmlDeviceGetComputeRunningProcesses"},
-      {"graphics _v3", &nvmlDeviceGetGraphicsRunningProcesses_v3,
-       cudyn::kNvml_nvmlDeviceGetGraphicsRunningProcesses_v3, "nvmlDeviceGetGraphicsRunningProcesses"},
-      {"graphics _v2", &nvmlDeviceGetGraphicsRunningProcesses_v2,
-       cudyn::kNvml_nvmlDeviceGetGraphicsRunningProcesses_v2, "nvmlDeviceGetGraphicsRunningProcesses"},
-      {"mps _v3", &nvmlDeviceGetMPSComputeRunningProcesses_v3,
-       cudyn::kNvml_nvmlDeviceGetMPSComputeRunningProcesses_v3,
-       "nvmlDeviceGetMPSComputeRunningProcesses"},
-      {"mps _v2", &nvmlDeviceGetMPSComputeRunningProcesses_v2,
-       cudyn::kNvml_nvmlDeviceGetMPSComputeRunningProcesses_v2,
-       "nvmlDeviceGetMPSComputeRunningProcesses"},
+#if FAKE_BRANCH < 450  // 450 exports the compute and graphics _v2 (the _v3 binds them natively)
+    {"compute _v3", &nvmlDeviceGetComputeRunningProcesses_v3,
+     cudyn::kNvml_nvmlDeviceGetComputeRunningProcesses_v3, "nvmlDeviceGetComputeRunningProcesses"},
+    {"compute _v2", &nvmlDeviceGetComputeRunningProcesses_v2,
+     cudyn::kNvml_nvmlDeviceGetComputeRunningProcesses_v2, "nvmlDeviceGetComputeRunningProcesses"},
+    {"graphics _v3", &nvmlDeviceGetGraphicsRunningProcesses_v3,
+     cudyn::kNvml_nvmlDeviceGetGraphicsRunningProcesses_v3,
+     "nvmlDeviceGetGraphicsRunningProcesses"},
+    {"graphics _v2", &nvmlDeviceGetGraphicsRunningProcesses_v2,
+     cudyn::kNvml_nvmlDeviceGetGraphicsRunningProcesses_v2,
+     "nvmlDeviceGetGraphicsRunningProcesses"},
+#endif
+    {"mps _v3", &nvmlDeviceGetMPSComputeRunningProcesses_v3,
+     cudyn::kNvml_nvmlDeviceGetMPSComputeRunningProcesses_v3,
+     "nvmlDeviceGetMPSComputeRunningProcesses"},
+    {"mps _v2", &nvmlDeviceGetMPSComputeRunningProcesses_v2,
+     cudyn::kNvml_nvmlDeviceGetMPSComputeRunningProcesses_v2,
+     "nvmlDeviceGetMPSComputeRunningProcesses"},
   };
   nvmlDevice_t device = reinterpret_cast<nvmlDevice_t>(0x1234);
   for (const ProcessCase& c : cases) {
@@ -188,25 +196,170 @@ TEST(NvmlAdapters, MemoryV2FromV1) {
   EXPECT_EQ(Calls(), "");
 }
 
-TEST(NvmlAdapters, WhatNeitherExportsNorAdaptsAnswersFunctionNotFound) {
-  // The licensable features _v3: the branch's older variant fills a struct of its day whose layout
-  // no header here shows (no adapter).
+#if FAKE_BRANCH == 450
+// The licensable features of the 11.2 header (fake_nvml_11_2.c): each field copied, licenseExpiry
+// (11.8 on) zero, which NVML reports as NVML_GRID_LICENSE_EXPIRY_NOT_AVAILABLE.
+TEST(NvmlAdapters, GridLicensableFeaturesV4FromTheLayoutOf11_2) {
+  nvmlDevice_t device = reinterpret_cast<nvmlDevice_t>(0x1234);
+  Reset();
   nvmlGridLicensableFeatures_t features;
-  EXPECT_EQ(nvmlDeviceGetGridLicensableFeatures_v3(nullptr, &features),
+  std::memset(&features, 0xAB, sizeof features);
+  ASSERT_EQ(nvmlDeviceGetGridLicensableFeatures_v4(device, &features), NVML_SUCCESS);
+  EXPECT_EQ(Calls(), "nvmlDeviceGetGridLicensableFeatures_v3(device=0x1234,features=buffer);");
+  EXPECT_EQ(cudyn::DefaultNvml().status(cudyn::kNvml_nvmlDeviceGetGridLicensableFeatures_v4),
+            cudyn::EntryStatus::kAdapter);
+  EXPECT_EQ(features.isGridLicenseSupported, 1);
+  ASSERT_EQ(features.licensableFeaturesCount, 2u);
+  const nvmlGridLicensableFeature_t* f = features.gridLicensableFeatures;
+  EXPECT_EQ(f[0].featureCode, NVML_GRID_LICENSE_FEATURE_CODE_VGPU);
+  EXPECT_EQ(f[0].featureState, 1u);
+  EXPECT_EQ(std::string(f[0].licenseInfo, sizeof f[0].licenseInfo), std::string(128, 'i'));
+  EXPECT_EQ(std::string(f[0].productName, sizeof f[0].productName), std::string(128, 'p'));
+  EXPECT_EQ(f[0].featureEnabled, 7u);
+  EXPECT_EQ(f[1].featureCode, NVML_GRID_LICENSE_FEATURE_CODE_VWORKSTATION);
+  EXPECT_EQ(f[1].featureState, 0u);
+  EXPECT_STREQ(f[1].licenseInfo, "info 1");
+  EXPECT_STREQ(f[1].productName, "Quadro Virtual Data Center Workstation");
+  EXPECT_EQ(f[1].featureEnabled, 9u);
+  for (int i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    const nvmlGridLicenseExpiry_t& e = f[i].licenseExpiry;
+    EXPECT_EQ(e.status, NVML_GRID_LICENSE_EXPIRY_NOT_AVAILABLE);
+    EXPECT_EQ(e.year, 0u);
+    EXPECT_EQ(e.month + e.day + e.hour + e.min + e.sec, 0);
+    // Padding too: the whole entry is written.
+    nvmlGridLicenseExpiry_t zero;
+    std::memset(&zero, 0, sizeof zero);
+    EXPECT_EQ(std::memcmp(&e, &zero, sizeof zero), 0);
+  }
+  // Past the count: untouched.
+  unsigned char untouched[sizeof(nvmlGridLicensableFeature_t)];
+  std::memset(untouched, 0xAB, sizeof untouched);
+  EXPECT_EQ(std::memcmp(&f[2], untouched, sizeof untouched), 0);
+  // No struct: _v3's own answer.
+  Reset();
+  EXPECT_EQ(nvmlDeviceGetGridLicensableFeatures_v4(device, nullptr), NVML_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(Calls(), "nvmlDeviceGetGridLicensableFeatures_v3(device=0x1234,features=null);");
+  // An error: passed on, nothing converted.
+  Reset();
+  std::memset(&features, 0xAB, sizeof features);
+  EXPECT_EQ(
+      nvmlDeviceGetGridLicensableFeatures_v4(reinterpret_cast<nvmlDevice_t>(0xBAD), &features),
+      NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(Calls(), "nvmlDeviceGetGridLicensableFeatures_v3(device=0xbad,features=buffer);");
+  unsigned char all_untouched[sizeof features];
+  std::memset(all_untouched, 0xAB, sizeof all_untouched);
+  EXPECT_EQ(std::memcmp(&features, all_untouched, sizeof features), 0);
+}
+
+// v2 over the unversioned v1: the same placements; placements == NULL asks for the count, which v1
+// answers only into a buffer (the adapter's).
+TEST(NvmlAdapters, PlacementsV2FromV1) {
+  nvmlDevice_t device = reinterpret_cast<nvmlDevice_t>(0x1234);
+  Reset();
+  nvmlGpuInstancePlacement_t placements[4];
+  std::memset(placements, 0xAB, sizeof placements);
+  unsigned int count = 4;
+  ASSERT_EQ(nvmlDeviceGetGpuInstancePossiblePlacements_v2(device, 5, placements, &count),
+            NVML_SUCCESS);
+  EXPECT_EQ(
+      Calls(),
+      "nvmlDeviceGetGpuInstancePossiblePlacements(device=0x1234,profileId=5,placements=buffer,"
+      "count=4);");
+  EXPECT_EQ(cudyn::DefaultNvml().status(cudyn::kNvml_nvmlDeviceGetGpuInstancePossiblePlacements_v2),
+            cudyn::EntryStatus::kAdapter);
+  ASSERT_EQ(count, 3u);
+  for (unsigned int i = 0; i < 3; ++i) {
+    EXPECT_EQ(placements[i].start, 2 * i);
+    EXPECT_EQ(placements[i].size, 2u);
+  }
+  EXPECT_EQ(placements[3].start, 0xABABABABu);
+  // The count alone.
+  Reset();
+  count = 0;
+  ASSERT_EQ(nvmlDeviceGetGpuInstancePossiblePlacements_v2(device, 5, nullptr, &count),
+            NVML_SUCCESS);
+  EXPECT_EQ(count, 3u);
+  EXPECT_EQ(
+      Calls(),
+      "nvmlDeviceGetGpuInstancePossiblePlacements(device=0x1234,profileId=5,placements=buffer,"
+      "count=0);");
+  // No count: v1's INVALID_ARGUMENT (v2 documents it for an invalid count too).
+  Reset();
+  EXPECT_EQ(nvmlDeviceGetGpuInstancePossiblePlacements_v2(device, 5, nullptr, nullptr),
+            NVML_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(Calls(),
+            "nvmlDeviceGetGpuInstancePossiblePlacements(device=0x1234,profileId=5,placements=null,"
+            "count=null);");
+  // A profile v1 does not support (or MIG off, which v1 answers so too): its answer, for the count
+  // query as well.
+  count = 7;
+  EXPECT_EQ(nvmlDeviceGetGpuInstancePossiblePlacements_v2(device, 99, nullptr, &count),
+            NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(count, 7u);
+  EXPECT_EQ(nvmlDeviceGetGpuInstancePossiblePlacements_v2(device, 99, placements, &count),
+            NVML_ERROR_NOT_SUPPORTED);
+}
+#endif
+
+TEST(NvmlAdapters, WhatNeitherExportsNorAdaptsAnswersFunctionNotFound) {
+#if FAKE_BRANCH < 450
+  // The licensable features _v3 and _v4: the branch's older variants fill a struct of their day
+  // whose layout no header of the facts shows (no adapter).
+  nvmlGridLicensableFeatures_t features;
+  for (int index : {cudyn::kNvml_nvmlDeviceGetGridLicensableFeatures_v3,
+                    cudyn::kNvml_nvmlDeviceGetGridLicensableFeatures_v4}) {
+    const std::string symbol(cudyn::kNvmlTraits.symbols[index]);
+    SCOPED_TRACE(symbol);
+    auto fn = index == cudyn::kNvml_nvmlDeviceGetGridLicensableFeatures_v3
+                  ? &nvmlDeviceGetGridLicensableFeatures_v3
+                  : &nvmlDeviceGetGridLicensableFeatures_v4;
+    EXPECT_EQ(fn(nullptr, &features), NVML_ERROR_FUNCTION_NOT_FOUND);
+    EXPECT_EQ(cudyn::DefaultNvml().status(index), cudyn::EntryStatus::kMissing);
+    EXPECT_NE(cudyn::DefaultNvml().last_error().find(symbol), std::string::npos)
+        << cudyn::DefaultNvml().last_error();
+  }
+#endif
+#if FAKE_BRANCH == 390
+  // nvmlDeviceRemoveGpu_v2 over the plain call of 390: no header of the facts documents what the
+  // plain call does in terms of gpuState/linkState, nor the nvmlPciInfo_t it reads (no adapter).
+  Reset();
+  nvmlPciInfo_t pci{};
+  EXPECT_EQ(nvmlDeviceRemoveGpu_v2(&pci, NVML_DETACH_GPU_KEEP, NVML_PCIE_LINK_KEEP),
             NVML_ERROR_FUNCTION_NOT_FOUND);
-  EXPECT_EQ(cudyn::DefaultNvml().status(cudyn::kNvml_nvmlDeviceGetGridLicensableFeatures_v3),
+  EXPECT_EQ(cudyn::DefaultNvml().status(cudyn::kNvml_nvmlDeviceRemoveGpu_v2),
             cudyn::EntryStatus::kMissing);
-  EXPECT_NE(cudyn::DefaultNvml().last_error().find("nvmlDeviceGetGridLicensableFeatures_v3"),
-            std::string::npos)
-      << cudyn::DefaultNvml().last_error();
+  EXPECT_EQ(Calls(), "");
+#endif
+#if FAKE_BRANCH >= 450
+  // What 470 introduced.
+  EXPECT_EQ(nvmlDeviceGetClkMonStatus(nullptr, nullptr), NVML_ERROR_FUNCTION_NOT_FOUND);
+  EXPECT_EQ(cudyn::DefaultNvml().status(cudyn::kNvml_nvmlDeviceGetClkMonStatus),
+            cudyn::EntryStatus::kMissing);
+#endif
 }
 
 TEST(NvmlAdapters, TheDropInSaysHowEachEntryIsBound) {
   EXPECT_STREQ(cudynNvmlEntryStatus("nvmlInit_v2"), "native");
   EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetMemoryInfo_v2"), "adapter");
+#if FAKE_BRANCH < 450
   EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetComputeRunningProcesses_v3"), "adapter");
   EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetGridLicensableFeatures_v3"), "missing");
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetGridLicensableFeatures_v4"), "missing");
   EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetMigMode"), "missing");  // 450 on
+#else
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetComputeRunningProcesses_v3"), "native");
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetMPSComputeRunningProcesses_v3"), "adapter");
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetGridLicensableFeatures_v3"), "native");
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetGridLicensableFeatures_v4"), "adapter");
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetGpuInstancePossiblePlacements_v2"), "adapter");
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceGetMigMode"), "native");
+#endif
+#if FAKE_BRANCH == 390
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceRemoveGpu_v2"), "missing");
+#else
+  EXPECT_STREQ(cudynNvmlEntryStatus("nvmlDeviceRemoveGpu_v2"), "native");
+#endif
   EXPECT_STREQ(cudynNvmlEntryStatus("cuInit"), "unknown");
   EXPECT_STREQ(cudynNvmlEntryStatus(nullptr), "unknown");
   EXPECT_EQ(cudynNvmlRelease(), FAKE_BRANCH);

@@ -4,6 +4,9 @@
 //  * Every entry of the newest nvml.h: an entry the library exports under its own name is bound to
 //    exactly that function; any other bound entry to a variant of its own family inside that file;
 //    the branch read off the library is the facts'.
+//  * Every entry is bound on each branch as version_tables/nvml_api_table.tsv says (native,
+//  adapter,
+//    missing), the adapters over the layouts of the 11.2 header among them.
 //  * A clamp to CUDA V makes the newest NVML bind every entry as the real NVML of V's branch does
 //    (same status, same function name), entry by entry.
 //  * nvmlErrorString through cudyn is the real library's, code by code, and with no NVML at all
@@ -19,8 +22,10 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -158,6 +163,90 @@ TEST(NvmlOnRealLibraries, EveryEntryBindsItsOwnExportOrAVariantOfItsFamily) {
     if (r.branch == Newest().branch) EXPECT_EQ(missing + adapted, 0) << a["missing"];
     std::printf("NVML %d: %d entries exported, %d native, %d adapters, %d missing\n", r.branch,
                 exported, native, adapted, missing);
+  }
+}
+
+// version_tables/nvml_api_table.tsv: symbol -> branch -> its bind_<branch> cell.
+std::map<std::string, std::map<int, std::string>> ReadTable() {
+  std::map<std::string, std::map<int, std::string>> table;
+  std::ifstream in(cudyn::testing::Runfile("cudyn/version_tables/nvml_api_table.tsv"));
+  std::map<int, int> column_of;  // column -> branch
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::stringstream split(line);
+    for (std::string cell; std::getline(split, cell, '\t');) cells.push_back(cell);
+    if (cells[0] == "symbol") {
+      for (size_t c = 0; c < cells.size(); ++c) {
+        if (cells[c].rfind("bind_", 0) == 0) column_of[c] = std::stoi(cells[c].substr(5));
+      }
+      continue;
+    }
+    for (const auto& [c, branch] : column_of) table[cells[0]][branch] = cells.at(c);
+  }
+  return table;
+}
+
+TEST(NvmlOnRealLibraries, EveryEntryIsBoundAsTheTableSays) {
+  const auto table = ReadTable();
+  ASSERT_EQ(table.size(), static_cast<size_t>(cudyn::kNvmlTraits.entry_count));
+  for (const RealNvml& r : kNvmls) {
+    SCOPED_TRACE("NVML " + std::to_string(r.branch));
+    auto a = Bind(FileOf(r));
+    int adapters = 0, beyond = 0;
+    for (int i = 0; i < cudyn::kNvmlTraits.entry_count; ++i) {
+      const std::string symbol(cudyn::kNvmlTraits.symbols[i]);
+      const std::string cell = table.at(symbol).at(r.branch);
+      const std::string kind = cell.substr(0, cell.find(':'));
+      const std::string e = a["e." + symbol];
+      const std::string status = e.substr(0, e.find(':'));
+      if (kind == "native") {
+        // The first the branch exports of the symbols the cell lists.
+        const std::string first = cell.substr(7, cell.find('|') - 7);
+        EXPECT_EQ(e, "native:" + first) << symbol << ": " << cell;
+      } else if (kind == "adapter") {
+        ++adapters;
+        EXPECT_EQ(status, "adapter") << symbol << ": " << cell;
+      } else if (status == "adapter") {
+        // An adapter over a layout no header of the facts declares (loader/nvml.cc's own: the event
+        // data of CUDA 10 for nvmlEventSetWait_v2 on 390/418).
+        ++beyond;
+        EXPECT_NE(cell.find("as it was then"), std::string::npos) << symbol << ": " << cell;
+      } else {
+        EXPECT_EQ(e, "missing:-") << symbol << ": " << cell;
+      }
+    }
+    std::printf("NVML %d: %d adapters of the table, %d beyond it\n", r.branch, adapters, beyond);
+  }
+}
+
+// The adapters over the 11.2 header's layouts (GridLicensableFeatures_v4 over _v3, placements _v2
+// over v1) bind where the branch exports the older variant only; RemoveGpu_v2 stays missing on 390.
+TEST(NvmlOnRealLibraries, TheAdaptersOverTheLayoutsOf11_2BindOn450And460) {
+  for (const RealNvml& r : kNvmls) {
+    SCOPED_TRACE("NVML " + std::to_string(r.branch));
+    auto a = Bind(FileOf(r));
+    const std::string grid = a["e.nvmlDeviceGetGridLicensableFeatures_v4"];
+    const std::string placements = a["e.nvmlDeviceGetGpuInstancePossiblePlacements_v2"];
+    const std::string remove = a["e.nvmlDeviceRemoveGpu_v2"];
+    if (r.branch < 450) {
+      EXPECT_EQ(grid, "missing:-");
+      EXPECT_EQ(placements, "missing:-");
+    } else if (r.branch < 470) {
+      EXPECT_EQ(grid, "adapter:-");
+      EXPECT_EQ(placements, "adapter:-");
+      EXPECT_EQ(a["x.nvmlDeviceGetGridLicensableFeatures_v3"], "1");
+      EXPECT_EQ(a["x.nvmlDeviceGetGpuInstancePossiblePlacements"], "1");
+      EXPECT_EQ(a["e.nvmlDeviceGetGridLicensableFeatures_v3"],
+                "native:nvmlDeviceGetGridLicensableFeatures_v3");
+      EXPECT_EQ(a["e.nvmlDeviceGetGpuInstancePossiblePlacements"],
+                "native:nvmlDeviceGetGpuInstancePossiblePlacements");
+    } else {
+      EXPECT_EQ(grid, "native:nvmlDeviceGetGridLicensableFeatures_v4");
+      EXPECT_EQ(placements, "native:nvmlDeviceGetGpuInstancePossiblePlacements_v2");
+    }
+    EXPECT_EQ(remove, r.branch == 390 ? "missing:-" : "native:nvmlDeviceRemoveGpu_v2");
   }
 }
 
