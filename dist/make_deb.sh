@@ -22,20 +22,20 @@ Depends: libc6, libstdc++6
 Section: libs
 Priority: optional
 Description: run one CUDA binary on every NVIDIA driver (CUDA 10.0 to 13.x)
- cudyn replaces -lcuda, -lcudart, -lnvrtc and -lcublas: it loads the real
- NVIDIA driver (and a CUDA runtime, NVRTC or cuBLAS the driver supports) at
- run time and binds every entry point to the ABI variant that library has,
- with adapters where it lacks one. Ships libcudyn_cuda, libcudyn_cudart,
- libcudyn_nvrtc and libcudyn_cublas (shared and static), headers, pkg-config
- and CMake files, cudyn-check and "cudyn run". The drop-in directories
- /usr/lib/cudyn (libcuda.so.1), /usr/lib/cudyn/cudart (libcudart.so.13),
- /usr/lib/cudyn/nvrtc (libnvrtc.so.13) and /usr/lib/cudyn/cublas
- (libcublas.so.13) are private: used only by "cudyn run" or an explicit
- LD_LIBRARY_PATH.
+ cudyn replaces -lcuda, -lcudart and the CUDA libraries' -l flags: it loads
+ the real NVIDIA driver (and the CUDA runtime and libraries the driver
+ supports) at run time and binds every entry point to the ABI variant that
+ library has, with adapters where it lacks one. Ships a libcudyn_<name>
+ (shared and static) for the driver, the runtime and each CUDA library it
+ covers, headers, pkg-config and CMake files, cudyn-check and "cudyn run".
+ The drop-in directories under /usr/lib/cudyn (libcuda.so.1, and one per
+ library holding it under the real library's SONAME) are private: used only
+ by "cudyn run" or an explicit LD_LIBRARY_PATH.
 CONTROL
 echo "activate-noawait ldconfig" > "$stage/DEBIAN/triggers"
 (cd "$stage" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$stage/DEBIAN/md5sums"
 chmod 644 "$stage/DEBIAN/control" "$stage/DEBIAN/triggers" "$stage/DEBIAN/md5sums"
 chmod 755 "$stage" "$stage/DEBIAN"
 find "$stage/usr" -exec touch -h -d @0 {} +
-SOURCE_DATE_EPOCH=0 dpkg-deb --root-owner-group -Zxz --build "$stage" "$out" > /dev/null
+# xz level 3: 4.5 MB in 4.7 s where the default level 6 took 25.9 s for 3.7 MB (this payload, one core).
+SOURCE_DATE_EPOCH=0 dpkg-deb --root-owner-group -Zxz -z3 --build "$stage" "$out" > /dev/null
