@@ -183,6 +183,17 @@ thread_tests() {
     "tests(rdeps(//... - //tests/packaging/..., set($(echo $files))))" 2>/dev/null)
 }
 
+# sanitized_tests: the test targets the sanitizer step runs: every test outside tests/packaging and
+# dist/ that runs C or C++ of this repository (depends on a cc_* target, directly, through a
+# binary it runs or through its data). A test of Python or shell only (the tables' fact checks,
+# the documentation checks) runs the same code in every configuration: it runs once, in the plain
+# step. Prints the labels, one per line.
+sanitized_tests() {
+  (cd "$ROOT" && "$BAZEL" query --noshow_progress \
+    'let t = tests(//... - //tests/packaging/... - //dist/...) in
+     rdeps($t, kind("cc_(library|binary|test)", //...)) intersect $t' 2>/dev/null)
+}
+
 shutdown_servers() {
   local w
   for w in "${WORKSPACES[@]}"; do
@@ -220,13 +231,21 @@ main() {
   # so those tests run in the plain step only.
   # --build_tests_only: what the tests do not use (benchmarks, the .deb and tarball, examples'
   # binaries) is built once, by the plain step, not instrumented three more times.
-  # ASan and UBSan instrument one build (--config=asan_ubsan): every test runs under both.
+  # ASan and UBSan instrument one build (--config=asan_ubsan): every test that runs C or C++ of
+  # this repository (sanitized_tests) runs under both.
   # ThreadSanitizer reports races between threads, so it runs the tests that start threads: those
   # whose code (test or code under test, found by thread_tests) creates one.
   # dist/ and the library drop-ins' shape tests (tag "shipped", stubs/dropin_linkopts.bzl) check the
   # shipped files too: plain step only, as tests/packaging.
-  local sanitized=(--build_tests_only --test_tag_filters=-shipped -- //... -//tests/packaging/... -//dist/...)
-  run_bazel_tests asan_ubsan --config=asan_ubsan "${sanitized[@]}"
+  local sanitized
+  if sanitized=$(sanitized_tests) && [[ -n $sanitized ]]; then
+    # shellcheck disable=SC2086  # one label per word
+    run_bazel_tests asan_ubsan --config=asan_ubsan --build_tests_only --test_tag_filters=-shipped \
+      -- $sanitized
+  else
+    STEP_LINES+=("asan_ubsan: could not list the tests that run C/C++: counted as 1 failed")
+    TOTAL_FAILED=$((TOTAL_FAILED + 1))
+  fi
   local threaded
   if threaded=$(thread_tests) && [[ -n $threaded ]]; then
     # shellcheck disable=SC2086  # one label per word
