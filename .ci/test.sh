@@ -254,7 +254,7 @@ main() {
     STEP_LINES+=("tsan: could not list the tests that start threads: counted as 1 failed")
     TOTAL_FAILED=$((TOTAL_FAILED + 1))
   fi
-  # libFuzzer smoke runs (clang-14, outside Bazel): short, real fuzzing, fail on any finding. Two
+  # libFuzzer smoke runs (clang-14, outside Bazel): 10 s of real fuzzing each, fail on any finding. Two
   # at a time: each builds and fuzzes on one core, and the machine has two. One object cache for
   # the step: env, shim and cudart compile the same loader sources (tests/fuzz/libfuzzer.sh), so
   # env (the longest: it compiles them) runs beside the readers, and shim and cudart after it.
@@ -262,12 +262,12 @@ main() {
   # the next run on this machine compiles only what changed, as Bazel's output base does.
   export FUZZ_OBJ_CACHE="${CUDYN_FUZZ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cudyn/fuzz-objects}"
   run_scripts_parallel 2 \
-    "fuzz_env=tests/fuzz/run_fuzzer.sh env 20" \
-    "fuzz_elf_reader=tools/elf/run_fuzzer.sh 20" \
-    "fuzz_binary_bytes=tools/layers/run_fuzzer.sh 20" \
-    "fuzz_zip_reader=tools/zip/run_fuzzer.sh 20" \
-    "fuzz_shim=tests/fuzz/run_fuzzer.sh shim 20" \
-    "fuzz_cudart=tests/fuzz/run_fuzzer.sh cudart 20"
+    "fuzz_env=tests/fuzz/run_fuzzer.sh env 10" \
+    "fuzz_elf_reader=tools/elf/run_fuzzer.sh 10" \
+    "fuzz_binary_bytes=tools/layers/run_fuzzer.sh 10" \
+    "fuzz_zip_reader=tools/zip/run_fuzzer.sh 10" \
+    "fuzz_shim=tests/fuzz/run_fuzzer.sh shim 10" \
+    "fuzz_cudart=tests/fuzz/run_fuzzer.sh cudart 10"
   # The consumer workspace: links @cudyn//stubs:cudyn_cuda instead of -lcuda, runs on fake drivers.
   run_bazel_tests examples --workspace examples //...
   # The library against Debian's CUDA 11.8 headers (variants those headers lack are compiled out),

@@ -19,7 +19,7 @@
 #       FUZZ_ARGS appended and LIBFUZZER_ENV (an array, optional) in the environment. Exits with
 #       libFuzzer's status on a finding (reproducers kept in WORK/artifacts); on success deletes WORK.
 
-_LIBFUZZER_FLAGS=(-std=c++17 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all)
+_LIBFUZZER_FLAGS=(-std=c++17 -gline-tables-only -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all)
 
 libfuzzer_build() {
   local out=$1 src key obj sources=() compile=() link=() objects=()
