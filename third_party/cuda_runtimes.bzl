@@ -29,6 +29,17 @@ CUDA_RUNTIME_HEADERS = {
     "12.5": ("nvidia-cuda-dev", "12.5.39~12.5.0-2+b1", "experimental"),
 }
 
+# The CUDA toolkit headers (nvidia-cuda-dev's ./usr/include, cuda.h included) the build, the fakes
+# and the generators compile against besides the 13.0 toolkit's: version -> (suite family, package).
+# third_party/fetch_deps.sh reads this block (one entry per line, in exactly the form below) and
+# extracts the newest version of the package in that family as <cache>/cuda-<version>/usr/include.
+# WORKSPACE declares these and CUDA_RUNTIME_HEADERS as @cuda_<major>_<minor>
+# (third_party/cuda/cuda_configure.bzl, cuda_header_repositories).
+CUDA_TOOLKIT_HEADERS = {
+    "11.8": ("bookworm", "nvidia-cuda-dev"),
+    "11.2": ("bullseye", "nvidia-cuda-dev"),
+}
+
 # The real NVRTC libraries (libnvrtc): version -> (package, exact Debian version, suite, SONAME),
 # and the builtins library each dlopens from its own directory, in the same form. 11.2's builtins
 # ship in libnvrtc11.2 itself; from 11.3 on they are their own package. The 13.0 NVRTC is not here:

@@ -24,8 +24,8 @@
 #        <cache>/drivers/<major>/libcuda.so.<version>, libcuda.so.1 -> libcuda.so.<version>, and the extra
 #                 libraries the driver needs (418: libnvidia-fatbinaryloader.so.418.226.00); the drivers,
 #                 their packages and suites are listed once, in REAL_DRIVERS of third_party/nvidia_drivers.bzl
-#        <cache>/cuda-11.8/usr/include/...   (nvidia-cuda-dev 11.8.89, bookworm)
-#        <cache>/cuda-11.2/usr/include/...   (nvidia-cuda-dev 11.2.2, bullseye)
+#        <cache>/cuda-<version>/usr/include/...   (nvidia-cuda-dev of each version, listed once, in
+#                 CUDA_TOOLKIT_HEADERS of third_party/cuda_runtimes.bzl: 11.8 from bookworm, 11.2 bullseye)
 #        <cache>/nvcc-11.8/bin/{nvcc,cicc,ptxas,fatbinary,cudafe++,nvcc.profile}, nvvm/libdevice/libdevice.10.bc
 #                 (nvidia-cuda-toolkit 11.8.89, bookworm: only what device compilation and `nvcc -c` need,
 #                 ~78 MB of the 84 MB package; the .deb is deleted after use). nvcc.profile is written here:
@@ -103,12 +103,31 @@ read_real_drivers() {
 }
 read_real_drivers
 
+# The toolkit headers come from CUDA_TOOLKIT_HEADERS in cuda_runtimes.bzl (the one list; WORKSPACE
+# declares them), one entry per line:   "<version>": ("<suite family>", "<package>"),
+# read_toolkit_headers appends one cache entry per version to ENTRIES.
+RUNTIMES_BZL="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cuda_runtimes.bzl"
+readonly RUNTIMES_BZL
+read_toolkit_headers() {
+  local line major minor count=0
+  local re='^ *"([0-9]+)\.([0-9]+)": \("([a-z]+)", "([a-z0-9.+-]+)"\),$'
+  [[ -f $RUNTIMES_BZL ]] || die "$RUNTIMES_BZL not found (it lists the CUDA headers)"
+  while IFS= read -r line; do
+    [[ $line =~ ^CUDA_TOOLKIT_HEADERS\ =\ \{$ || $line == "}" || -z $line ]] && continue
+    [[ $line =~ $re ]] || die "$RUNTIMES_BZL: cannot read the CUDA_TOOLKIT_HEADERS entry '$line'"
+    major=${BASH_REMATCH[1]} minor=${BASH_REMATCH[2]}
+    ENTRIES+=("cuda-$major.$minor|headers|${BASH_REMATCH[3]}|${BASH_REMATCH[4]}:$major\\.$minor\\.")
+    count=$((count + 1))
+  done < <(sed -n '/^CUDA_TOOLKIT_HEADERS = {$/,/^}$/p' "$RUNTIMES_BZL")
+  ((count)) || die "no CUDA_TOOLKIT_HEADERS = { ... } block in $RUNTIMES_BZL"
+}
+read_toolkit_headers
+
 # Cache entries: name | destination kind | suite family | package:version-regex ...
 # Suite family "bookworm" accepts bookworm, bookworm-updates, bookworm-security (never backports);
-# "bullseye" likewise.  The exact versions come from apt.
+# "bullseye" likewise.  The exact versions come from apt. The 11.8 nvcc builds test programs
+# against the 11.8 headers (<cache>/cuda-11.8).
 ENTRIES+=(
-  "cuda-11.8|headers|bookworm|nvidia-cuda-dev:11\.8\."
-  "cuda-11.2|headers|bullseye|nvidia-cuda-dev:11\.2\."
   "nvcc-11.8|nvcc|bookworm|nvidia-cuda-toolkit:11\.8\."
 )
 readonly ENTRIES DRIVER_EXTRA_LIBS

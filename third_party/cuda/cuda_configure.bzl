@@ -3,6 +3,7 @@
     cuda_headers_repository(name = "cuda")                      # $CUDA_PATH, /usr/local/cuda, /usr/local/cuda-13.0,
                                                                 # then the 11.8 headers of the deps cache
     cuda_headers_repository(name = "cuda_11_8", path = "...")   # a fixed root (a dir containing include/)
+    cuda_header_repositories()     # @cuda_<major>_<minor> of every version the deps cache holds headers of
 
 Generated targets in the new repository:
     :headers       cc_library over include/** (cuda.h, cudaTypedefs.h, cudaGL.h, cudaEGL.h, cudaVDPAU.h,
@@ -17,6 +18,8 @@ Generated targets in the new repository:
 The repository is only evaluated when one of its targets is needed, so a missing toolkit or deps cache only
 fails builds that use it (with a message naming the path that was tried).
 """
+
+load("//third_party:cuda_runtimes.bzl", "CUDA_RUNTIME_HEADERS", "CUDA_TOOLKIT_HEADERS")
 
 # Last resort: Debian's CUDA 11.8 headers that third_party/fetch_deps.sh unpacks, so a machine
 # without a toolkit still builds the library and cudyn-check (13.0-only variants compiled out).
@@ -132,3 +135,14 @@ cuda_headers_repository = repository_rule(
         ),
     },
 )
+
+def cuda_header_repositories(cache = "/var/cache/cudyn-deps"):
+    """@cuda_<major>_<minor> for every CUDA version the deps cache holds headers of: the toolkit
+    headers third_party/fetch_deps.sh extracts (CUDA_TOOLKIT_HEADERS) and the runtime headers of
+    third_party/fetch_runtimes.sh (CUDA_RUNTIME_HEADERS), each at <cache>/cuda-<version>/usr. A fixed
+    location: the default cache ($CUDYN_DEPS is not consulted here)."""
+    for version in list(CUDA_TOOLKIT_HEADERS) + list(CUDA_RUNTIME_HEADERS):
+        cuda_headers_repository(
+            name = "cuda_" + version.replace(".", "_"),
+            path = "%s/cuda-%s/usr" % (cache, version),
+        )
