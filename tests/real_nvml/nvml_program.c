@@ -70,6 +70,31 @@ int main(int argc, char** argv) {
       unsigned int current = 0, pending = 0;
       d = nvmlDeviceGetMigMode(device, &current, &pending);
       printf("mig %d %u %u\n", (int)d, current, pending);
+      // vGPU licensing (the header's plain name is _v4; 450/460 have _v3, an older layout).
+      nvmlGridLicensableFeatures_t grid;
+      memset(&grid, 0, sizeof grid);
+      d = nvmlDeviceGetGridLicensableFeatures(device, &grid);
+      printf("grid_licensable %d supported=%d count=%u", (int)d, grid.isGridLicenseSupported,
+             grid.licensableFeaturesCount);
+      for (unsigned int f = 0; d == NVML_SUCCESS && f < grid.licensableFeaturesCount &&
+                               f < NVML_GRID_LICENSE_FEATURE_MAX_COUNT;
+           ++f) {
+        const nvmlGridLicensableFeature_t* g = &grid.gridLicensableFeatures[f];
+        printf(" [code=%d state=%u enabled=%u product=%s expiry=%u]", (int)g->featureCode,
+               g->featureState, g->featureEnabled, g->productName, g->licenseExpiry.status);
+      }
+      printf("\n");
+      // MIG placements of the one-slice profile, counted with a NULL buffer (the plain name is
+      // _v2, which takes one; 450/460 have the unversioned call, which does not).
+      nvmlGpuInstanceProfileInfo_t profile;
+      memset(&profile, 0, sizeof profile);
+      d = nvmlDeviceGetGpuInstanceProfileInfo(device, NVML_GPU_INSTANCE_PROFILE_1_SLICE, &profile);
+      unsigned int placements = 0;
+      const nvmlReturn_t p =
+          d == NVML_SUCCESS
+              ? nvmlDeviceGetGpuInstancePossiblePlacements(device, profile.id, NULL, &placements)
+              : d;
+      printf("placements_1_slice %d %d count=%u\n", (int)d, (int)p, placements);
     }
     processes("compute", device, nvmlDeviceGetComputeRunningProcesses);
     processes("graphics", device, nvmlDeviceGetGraphicsRunningProcesses);
