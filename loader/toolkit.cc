@@ -540,7 +540,10 @@ void Toolkit::Discover(const ToolkitOptions& options) {
   internal::LogAt(internal::LogLevel::kInfo, traits_.name, " ", path_, " (found by ",
                   ToolkitSourceName(traits_, found_by_), "), version ",
                   traits_.version_text(version_.version), ", ",
-                  ToolkitReleaseText(traits_, release_), ", driver ", driver_version_, ", ", companion_);
+                  ToolkitReleaseText(traits_, release_),
+                  driver_version_ > 0 ? ", driver CUDA " + CudaVersionText(driver_version_)
+                                      : std::string(),
+                  companion_.empty() ? std::string() : ", " + companion_);
 }
 
 namespace {
