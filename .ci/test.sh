@@ -171,6 +171,40 @@ _reap_script() {
     "$label" "$passed" "$failed" "$rc" "$(elapsed "${start_of[$pid]}")" "$LOGDIR/$label.log")")
 }
 
+# start_bazel_step <label> --workspace DIR <bazel test args...>: run_bazel_tests in the background,
+# for a workspace with a Bazel server of its own (no lock shared with the steps that go on). Its
+# output is printed, and its counts added, by finish_bazel_step.
+start_bazel_step() {
+  local label=$1
+  _parse_workspace "${@:2}"
+  (
+    TOTAL_PASSED=0 TOTAL_FAILED=0 STEP_LINES=() FAILED_TAILS=()
+    run_bazel_tests "$@" || true
+    {
+      echo "BG_PASSED=$TOTAL_PASSED BG_FAILED=$TOTAL_FAILED"
+      declare -p STEP_LINES FAILED_TAILS | sed -E 's/^declare -a (STEP_LINES|FAILED_TAILS)=/BG_\1=/'
+    } >"$LOGDIR/$label.state"
+  ) >"$LOGDIR/$label.out" 2>&1 &
+  BG_PID=$!
+  BG_LABEL=$label
+}
+
+finish_bazel_step() {
+  local BG_PASSED=0 BG_FAILED=1 BG_STEP_LINES=() BG_FAILED_TAILS=()
+  wait "$BG_PID" || true
+  cat "$LOGDIR/$BG_LABEL.out"
+  if [[ -s $LOGDIR/$BG_LABEL.state ]]; then
+    # shellcheck disable=SC1090  # written by start_bazel_step
+    source "$LOGDIR/$BG_LABEL.state"
+  else
+    BG_STEP_LINES=("$BG_LABEL: died before its summary: counted as 1 failed")
+  fi
+  TOTAL_PASSED=$((TOTAL_PASSED + BG_PASSED))
+  TOTAL_FAILED=$((TOTAL_FAILED + BG_FAILED))
+  STEP_LINES+=(${BG_STEP_LINES[@]+"${BG_STEP_LINES[@]}"})
+  FAILED_TAILS+=(${BG_FAILED_TAILS[@]+"${BG_FAILED_TAILS[@]}"})
+}
+
 # thread_tests: the test targets (outside tests/packaging) that start a thread — those depending on
 # a source of this repository that creates one (std::thread, std::async, pthread_create), directly
 # or through a library or a binary they run. Prints the labels, one per line.
@@ -261,6 +295,10 @@ main() {
   # The cache outlives the run (objects are keyed by the content of everything they include), so
   # the next run on this machine compiles only what changed, as Bazel's output base does.
   export FUZZ_OBJ_CACHE="${CUDYN_FUZZ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cudyn/fuzz-objects}"
+  # The consumer workspace (links @cudyn//stubs:cudyn_cuda instead of -lcuda, runs on fake
+  # drivers) builds beside the fuzzers, on a Bazel server of its own: its server start, loading
+  # and analysis use one core.
+  start_bazel_step examples --workspace examples //...
   run_scripts_parallel 2 \
     "fuzz_env=tests/fuzz/run_fuzzer.sh env 10" \
     "fuzz_elf_reader=tools/elf/run_fuzzer.sh 10" \
@@ -268,8 +306,7 @@ main() {
     "fuzz_zip_reader=tools/zip/run_fuzzer.sh 10" \
     "fuzz_shim=tests/fuzz/run_fuzzer.sh shim 10" \
     "fuzz_cudart=tests/fuzz/run_fuzzer.sh cudart 10"
-  # The consumer workspace: links @cudyn//stubs:cudyn_cuda instead of -lcuda, runs on fake drivers.
-  run_bazel_tests examples --workspace examples //...
+  finish_bazel_step
   # The library against Debian's CUDA 11.8 headers (variants those headers lack are compiled out),
   # with the real-driver tests. Last: it re-points @cuda, so everything after it would rebuild. The
   # runtime, NVRTC and cuBLAS drop-ins serve the 13.0 APIs only: their targets carry the tag
