@@ -157,11 +157,13 @@ run_scripts_parallel() {
 }
 
 # Waits for any one background step of run_scripts_parallel and records it (uses its label_of and
-# start_of).
+# start_of; a reaped step leaves label_of). Only those pids: a step started by start_bazel_step
+# runs beside them and is waited for by finish_bazel_step.
 _reap_script() {
   local pid rc=0 passed=1 failed=0 label
-  wait -n -p pid || rc=$?
+  wait -n -p pid "${!label_of[@]}" || rc=$?
   label=${label_of[$pid]}
+  unset "label_of[$pid]"
   ((rc == 0)) || { passed=0; failed=1; }
   echo "=== [$label] finished (exit $rc):"
   cat "$LOGDIR/$label.log"
