@@ -13,11 +13,8 @@
 
 static_assert(CUDART_VERSION >= 13000, "the runtime drop-in serves the CUDA 13.0 runtime API");
 
-#if defined(CUDYN_EMBED)
-#define CUDYN_CUDART_API __attribute__((visibility("hidden")))
-#else
+// Exported from the drop-in; its embedding twin hides it (cudyn_library.bzl).
 #define CUDYN_CUDART_API __attribute__((visibility("default")))
-#endif
 
 // One slot per entry, then one per name forwarded untyped (cudart_forwards.inc).
 extern "C" __attribute__((visibility("hidden"))) void*
@@ -60,16 +57,11 @@ inline Ret CudynCudartMissing(int index) {
   }
 
 #if defined(__x86_64__) && defined(__ELF__)
-#if defined(CUDYN_EMBED)
-#define CUDYN_CUDART_VISIBILITY(symbol) ".hidden " #symbol "\n"
-#else
-#define CUDYN_CUDART_VISIBILITY(symbol)
-#endif
 #define CUDYN_CUDART_TRAMPOLINE(index, ret, symbol, params, args)       \
   CUDYN_CUDART_BIND_THUNK(index, ret, symbol, params, args)             \
   extern "C" CUDYN_CUDART_API ret symbol params;                        \
   __asm__(".text\n"                                                     \
-          ".globl " #symbol "\n" CUDYN_CUDART_VISIBILITY(symbol)        \
+          ".globl " #symbol "\n"                                        \
           ".type " #symbol ", @function\n"                              \
           ".p2align 3\n" #symbol ":\n"                                  \
           "  jmp *(cudyn_cudart_stub_slots + 8 * " #index ")(%rip)\n"   \

@@ -147,7 +147,6 @@ def library_dropin(
         hdrs = hdrs,
         copts = STUB_COPTS,
         cudyn_deps = [loader],
-        embed_copts = ["-DCUDYN_EMBED"],
         embed_name = "cudyn_%s_embed" % library,
         embed_visibility = ["//visibility:public"],
         # A library's embedding twin is built when a binding links it, not by `bazel build //...`

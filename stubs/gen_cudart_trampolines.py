@@ -94,10 +94,10 @@ def forward_common(lib):
     return FORWARD_COMMON.replace("LIB", lib)
 
 
-def forward_asm(i, slot, symbol, lib="cudart", visibility="CUDYN_CUDART_VISIBILITY"):
+def forward_asm(i, slot, symbol, lib="cudart"):
     return "\n".join([
         '".text\\n"',
-        '".globl %s\\n" %s(%s)' % (symbol, visibility, symbol),
+        '".globl %s\\n"' % symbol,
         '".type %s, @function\\n"' % symbol,
         '".p2align 3\\n"',
         '"%s:\\n"' % symbol,
@@ -173,8 +173,7 @@ def library_main(name, src, out_cc, out_lds, title, headers, status_type, no_lib
     cc += ["__asm__(R\"(%s)\");" % forward_common(name)]
     for i, f in enumerate(forwards):
         cc.append("#undef %s" % f)
-        cc.append("__asm__(%s);" % forward_asm(i, len(symbols) + i, f, name,
-                                               "CUDYN_TOOLKIT_ASM_VISIBILITY"))
+        cc.append("__asm__(%s);" % forward_asm(i, len(symbols) + i, f, name))
     cc.append("#endif")
     slots.append("#if defined(__x86_64__) && defined(__ELF__)")
     slots += ["reinterpret_cast<void*>(&cudyn_%s_forward_thunk_%d)," % (name, i)

@@ -20,13 +20,8 @@
 #include "loader/core.h"
 #include "loader/toolkit.h"
 
-#if defined(CUDYN_EMBED)
-#define CUDYN_TOOLKIT_API __attribute__((visibility("hidden")))
-#define CUDYN_TOOLKIT_ASM_VISIBILITY(symbol) ".hidden " #symbol "\n"
-#else
+// Exported from the drop-in; its embedding twin hides it (cudyn_library.bzl).
 #define CUDYN_TOOLKIT_API __attribute__((visibility("default")))
-#define CUDYN_TOOLKIT_ASM_VISIBILITY(symbol)
-#endif
 
 namespace cudyn {
 // What a call of a missing entry of `library` returns: its not-supported status, or its
@@ -104,7 +99,7 @@ inline void* BindToolkitStubSlot(Toolkit& library, void** slots, int index) {
   CUDYN_TOOLKIT_BIND_THUNK(lib, Name, index, ret, symbol, params, args)        \
   extern "C" CUDYN_TOOLKIT_API ret symbol params;                              \
   __asm__(".text\n"                                                            \
-          ".globl " #symbol "\n" CUDYN_TOOLKIT_ASM_VISIBILITY(symbol)          \
+          ".globl " #symbol "\n"                                               \
           ".type " #symbol ", @function\n"                                     \
           ".p2align 3\n" #symbol ":\n"                                         \
           "  jmp *(cudyn_" #lib "_stub_slots + 8 * " #index ")(%rip)\n"        \

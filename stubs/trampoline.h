@@ -15,13 +15,9 @@
 #include "loader/cudyn.h"
 #include "version_tables/cuda_driver_api.h"
 
-// Exported from libcudyn_cuda.so and visible in the static drop-in; hidden in embedding mode so
-// a binding can embed cudyn next to the real libcuda and other copies of cudyn.
-#if defined(CUDYN_EMBED)
-#define CUDYN_STUB_API __attribute__((visibility("hidden")))
-#else
+// Exported from libcudyn_cuda.so and visible in the static drop-in; the embedding twin hides it
+// (cudyn_library.bzl), so a binding can embed cudyn next to the real libcuda and other copies.
 #define CUDYN_STUB_API __attribute__((visibility("default")))
-#endif
 
 // One slot per table entry: the binding thunk until the entry is bound, then the function to call
 // (nullptr for entries the compiling headers lack and for those the shim answers itself). Hidden,
@@ -51,16 +47,11 @@ int StubMissingResult() __attribute__((visibility("hidden")));
 // instructions for some prototypes (it re-extends unsigned char/short arguments before a tail
 // call), and none in any mode or sanitizer build here. The C declaration keeps it typed: it must
 // agree with cuda.h's declaration of the same symbol, or the build fails.
-#if defined(CUDYN_EMBED)
-#define CUDYN_TRAMPOLINE_VISIBILITY(symbol) ".hidden " #symbol "\n"
-#else
-#define CUDYN_TRAMPOLINE_VISIBILITY(symbol)
-#endif
 #define CUDYN_TRAMPOLINE(index, symbol, params, args)                      \
   CUDYN_BIND_THUNK(index, symbol, params, args)                            \
   extern "C" CUDYN_STUB_API CUresult CUDAAPI symbol params;                \
   __asm__(".text\n"                                                        \
-          ".globl " #symbol "\n" CUDYN_TRAMPOLINE_VISIBILITY(symbol)       \
+          ".globl " #symbol "\n"                                           \
           ".type " #symbol ", @function\n"                                 \
           ".p2align 3\n" #symbol ":\n"                                     \
           "  jmp *(cudyn_stub_slots + 8 * " #index ")(%rip)\n"              \
