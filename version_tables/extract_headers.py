@@ -4,7 +4,13 @@
 Runs the C preprocessor (gcc -E) over cuda.h, the interop/profiler headers and, where the
 toolkit has it, cudaTypedefs.h in three modes (default, per-thread default stream, and
 __CUDA_API_VERSION_INTERNAL, which exposes the old prototypes newer headers hide) and writes
-one JSON file of facts. Only `regen` needs the headers; the merge step (generate.py) works from
+one JSON file of facts. It also measures the struct layouts of cuda.h's types that the declarations
+take (a parameter's pointee or by-value type, and their members' struct/union types, transitively),
+with extract_runtime_headers.py's compiled probes (its layout_facts, over cuda.h alone): the keys
+type_sizes, struct_fields, member_type_sizes, member_fields and member_types, as that script's
+docstring describes them (types of the graphics-interop headers are left out: their probes need
+those APIs' headers). The runtime-to-driver conversions of generate_runtime.py read them.
+Only `regen` needs the headers; the merge step (generate.py) works from
 the JSON files checked in under inputs/headers/, so the tables can be rebuilt and verified on a
 machine without any CUDA toolkit.
 
@@ -18,6 +24,10 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The layout measuring is the runtime extractor's: one definition for both header sets.
+sys.path.insert(0, HERE)
+from extract_runtime_headers import layout_facts, named_types  # noqa: E402
+
 SHIM = os.path.join(HERE, "interop_shim")  # stand-ins for GL/EGL/VDPAU type headers
 
 API_HEADERS = ["cuda.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h", "cudaProfiler.h"]
@@ -110,6 +120,11 @@ def extract(include_dir):
             elif target.startswith("PFN_") and target != "PFN_" + base:
                 facts["pfn_map"][mode][base] = target[len("PFN_"):]
     facts["results"] = result_codes(include_dir)
+    types = set()
+    for params in decls.values():
+        types |= named_types(params)
+    facts.update(layout_facts(include_dir, preprocess(include_dir, ["cuda.h"], []), types,
+                              "#include <cuda.h>\n"))
     return facts
 
 

@@ -30,6 +30,10 @@ file:
                    cudaGraphNodeParams's union members (`struct cudaKernelNodeParamsV2`, ...), the
                    13.0 structs the adapters convert into an older runtime's typed structs. Their
                    fields are in struct_fields / member_fields like the others'
+  member_types     type -> {member: its struct/union type} for the types of struct_fields with
+                   members of a struct or union type by value (cudaLaunchConfig_t's gridDim: dim3):
+                   a path through such a member ("gridDim.x") is that member's offset plus the field's
+                   offset in the member's type (generate_runtime.py's conversions to the driver)
 Only `regen --headers` needs the headers; generate_runtime.py works from the JSON files checked in
 under inputs/runtime_headers/.
 
@@ -163,14 +167,20 @@ def preprocess(include_dir, mode_flags, extra=""):
         return out.stdout
 
 
-def compile_run(include_dir, body, syntax_only=False):
-    """Compiles a C program (#include <cuda_runtime_api.h> + stddef.h/stdio.h + body); returns
+def probe_prologue(includes):
+    """The lines a probe program starts with: stddef.h, stdio.h and `includes` (the headers whose
+    types it measures: INCLUDES for the runtime, cuda.h for extract_headers.py)."""
+    return "#include <stddef.h>\n#include <stdio.h>\n" + includes
+
+
+def compile_run(include_dir, body, syntax_only=False, includes=INCLUDES):
+    """Compiles a C program (probe_prologue(includes) + body); returns
     (returncode, stdout-or-stderr)."""
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "p.c")
         exe = os.path.join(tmp, "p")
         with open(src, "w") as f:
-            f.write("#include <stddef.h>\n#include <stdio.h>\n" + INCLUDES)
+            f.write(probe_prologue(includes))
             f.write(body)
         cmd = ["gcc", "-w", "-I", include_dir, src]
         cmd += ["-fsyntax-only"] if syntax_only else ["-o", exe]
@@ -186,22 +196,22 @@ def cudart_version(include_dir):
     return int(re.search(r"#define\s+CUDART_VERSION\s+(\d+)", text).group(1))
 
 
-def type_sizes(include_dir, types):
+def type_sizes(include_dir, types, includes=INCLUDES):
     """sizeof of every record/union/array type among `types` that is complete."""
     types = sorted(types)
     # One line per type; a line that does not compile (incomplete type, not a type) is dropped.
-    header_lines = 3
+    header_lines = probe_prologue(includes).count("\n")
     body = "".join("int probe_%d = __builtin_classify_type(*(%s *)0) * 0 + (int)sizeof(%s);\n"
                    % (i, t, t) for i, t in enumerate(types))
-    _, err = compile_run(include_dir, body, syntax_only=True)
+    _, err = compile_run(include_dir, body, syntax_only=True, includes=includes)
     bad = set()
     for m in re.finditer(r"p\.c:(\d+):\d+: error", err):
-        bad.add(int(m.group(1)) - header_lines - 1)
+        bad.add(int(m.group(1)) - header_lines - 1)  # probe i is on line header_lines + 1 + i
     good = [t for i, t in enumerate(types) if i not in bad]
     body = "int main(void) {\n" + "".join(
         'printf("%%d %%zu\\n", (int)__builtin_classify_type(*(%s *)0), sizeof(%s));\n' % (t, t)
         for t in good) + "return 0;\n}\n"
-    rc, out = compile_run(include_dir, body)
+    rc, out = compile_run(include_dir, body, includes=includes)
     if rc:
         sys.exit("type size probe failed:\n" + out)
     sizes = {}
@@ -359,7 +369,7 @@ def member_types(text, types):
     return found
 
 
-def member_fields(include_dir, text, types):
+def member_fields(include_dir, text, types, includes=INCLUDES):
     """{type: [{"name": path, "offset", "size"}]} of the leaf fields of each of `types` that has a
     named nested aggregate member, measured like struct_fields."""
     bodies = aggregate_bodies(text)
@@ -373,10 +383,10 @@ def member_fields(include_dir, text, types):
             continue
         if paths != top and len(set(paths)) == len(paths):
             todo.append((t, paths))
-    return measure(include_dir, todo)
+    return measure(include_dir, todo, includes)
 
 
-def struct_fields(include_dir, text, types):
+def struct_fields(include_dir, text, types, includes=INCLUDES):
     """{type: [{"name", "offset", "size"}]} for each of `types` (struct or union types, written
     "struct X" or as a typedef name) whose definition this reader understands: every top-level
     member with offsetof/sizeof measured by a compiled probe. A type it cannot read, or whose probe
@@ -392,10 +402,10 @@ def struct_fields(include_dir, text, types):
             continue
         if names and len(set(names)) == len(names):
             todo.append((t, names))
-    return measure(include_dir, todo)
+    return measure(include_dir, todo, includes)
 
 
-def measure(include_dir, todo):
+def measure(include_dir, todo, includes=INCLUDES):
     """[(type, [member designator])] -> {type: [{"name", "offset", "size"}]}, by a compiled probe
     (offsetof/sizeof); a type whose probe line does not compile is left out."""
     def probe_line(t, names):
@@ -404,15 +414,15 @@ def measure(include_dir, todo):
             for n in names) + 'printf("\\n"); }\n'
 
     # One line per type; a line that does not compile is dropped (its type left out).
-    header_lines = 3
+    header_lines = probe_prologue(includes).count("\n")
     body = "int main(void) {\n" + "".join(probe_line(t, n) for t, n in todo) + "return 0;\n}\n"
-    _, err = compile_run(include_dir, body, syntax_only=True)
+    _, err = compile_run(include_dir, body, syntax_only=True, includes=includes)
     bad = set()
     for m in re.finditer(r"p\.c:(\d+):\d+: error", err):
-        bad.add(int(m.group(1)) - header_lines - 2)
+        bad.add(int(m.group(1)) - header_lines - 2)  # after `int main(void) {`
     todo = [x for i, x in enumerate(todo) if i not in bad]
     body = "int main(void) {\n" + "".join(probe_line(t, n) for t, n in todo) + "return 0;\n}\n"
-    rc, out = compile_run(include_dir, body)
+    rc, out = compile_run(include_dir, body, includes=includes)
     if rc:
         sys.exit("struct layout probe failed:\n" + out)
     fields = {}
@@ -460,23 +470,74 @@ def extract(include_dir):
     types = set()
     for decls in facts["decls"].values():
         for d in decls.values():
-            for p in split_params(d["params"]):
-                _, _, base = parse_param(p)
-                if base and base not in BUILTIN and not base.startswith(("unsigned", "signed",
-                                                                         "long", "short")):
-                    types.add(base)
+            types |= named_types(d["params"])
             ret = d["ret"].replace("const ", "").replace("*", "").strip()
             types.add(ret)
     types.discard("void")
-    facts["type_sizes"] = type_sizes(include_dir, types)
-    facts["struct_fields"] = struct_fields(include_dir, texts["default"], facts["type_sizes"])
-    nested = member_types(texts["default"], facts["struct_fields"])
-    facts["member_type_sizes"] = type_sizes(include_dir, nested - set(facts["type_sizes"]))
-    facts["struct_fields"].update(struct_fields(include_dir, texts["default"],
-                                                facts["member_type_sizes"]))
-    facts["member_fields"] = member_fields(include_dir, texts["default"], facts["struct_fields"])
+    facts.update(layout_facts(include_dir, texts["default"], types))
     facts["device_prop"] = device_prop(include_dir, texts["default"])
     return facts
+
+
+def named_types(params):
+    """The types (not builtin) the parameters of one declaration point to or take by value."""
+    types = set()
+    for p in split_params(params):
+        _, _, base = parse_param(p)
+        if base and base not in BUILTIN and not base.startswith(("unsigned", "signed", "long",
+                                                                 "short")):
+            types.add(base)
+    return types
+
+
+def layout_facts(include_dir, text, types, includes=INCLUDES):
+    """type_sizes, struct_fields, member_type_sizes, member_fields and member_types (the module
+    docstring) of `types` as the preprocessed `text` defines them, measured by probes that include
+    `includes`. extract_headers.py measures cuda.h's types with it too."""
+    facts = {"type_sizes": type_sizes(include_dir, types, includes)}
+    facts["struct_fields"] = struct_fields(include_dir, text, facts["type_sizes"], includes)
+    nested = member_types(text, facts["struct_fields"])
+    facts["member_type_sizes"] = type_sizes(include_dir, nested - set(facts["type_sizes"]),
+                                            includes)
+    facts["struct_fields"].update(struct_fields(include_dir, text, facts["member_type_sizes"],
+                                                includes))
+    facts["member_fields"] = member_fields(include_dir, text, facts["struct_fields"], includes)
+    facts["member_types"] = member_type_names(text, facts["struct_fields"])
+    return facts
+
+
+def member_type_names(text, types):
+    """{type: {member: its struct/union type}} for the types of `types` with top-level members of a
+    struct or union type by value (not arrays, pointers nor inline aggregates; an anonymous
+    aggregate's members count as the type's own), types named as aggregate_bodies names them: what
+    a path through such a member ("gridDim.x") resolves against."""
+    bodies = aggregate_bodies(text)
+
+    def members(body):
+        found = {}
+        for decl in _split_top(body, ";"):
+            decl = squash(re.sub(ATTR, " ", decl))
+            if "{" in decl:
+                open_at = decl.index("{")
+                close = _matching(decl, open_at)
+                if not decl[close:].strip():  # anonymous: its members are the type's
+                    found.update(members(decl[open_at + 1:close - 1]))
+                continue
+            m = re.match(r"(?:const\s+|volatile\s+)*((?:struct|union)\s+\w+|\w+)\s+(.*)$", decl)
+            if not m or m.group(1) not in bodies:
+                continue
+            for d in _split_top(m.group(2), ","):
+                if re.match(r"\w+$", d.strip()):
+                    found[d.strip()] = m.group(1)
+        return found
+
+    out = {}
+    for t in sorted(types):
+        if t in bodies:
+            found = members(bodies[t])
+            if found:
+                out[t] = found
+    return out
 
 
 def declarations(text, regex, where):
