@@ -6,11 +6,16 @@ Inputs (all checked in):
                                           `# soname:` header); extract_cudart_exports.py
   inputs/runtime_headers/cudart-<v>.json  facts from that version's headers; extract_runtime_headers.py
   inputs/cudart_adapters.tsv              the hand-decided adapters
+  inputs/headers/cuda-<v>.json            cuda.h's facts (extract_headers.py): the struct layouts of
+                                          the DRIVER_CONVERSIONS' driver types
 Outputs:
   cudart_api_table.tsv                    one row per entry, checked in, rebuilt by `regen`, compared
                                           with a fresh run by //version_tables:cudart_regen_test (--out)
   generated_cudart/*.inc, *.h, *.json     X-macro lists for loader/, stubs/, tests/ (cudart_layouts.inc:
-                                          the LAYOUTS the adapters convert, field by field) and the
+                                          the LAYOUTS the adapters convert, field by field;
+                                          cudart_to_driver.inc: the DRIVER_CONVERSIONS, runtime
+                                          structs into cuda.h's, from inputs/headers/cuda-*.json
+                                          too) and the
                                           JSON twin for Python generators; made at build time by
                                           //version_tables:cudart_generated_files (--incs), never checked in
 
@@ -114,6 +119,31 @@ LAYOUTS = [
 LAYOUT_OUTPUTS = {"cudaMemAllocNodeParamsV2": {"dptr"}}
 LAYOUT_FAMILIES = (12, 11)
 SAME_LAYOUT = [(v, FAMILIES[f][-1]) for f in LAYOUT_FAMILIES for v in FAMILIES[f][:-1]]
+
+# The runtime structs the adapters hand to the driver (cudart_to_driver.inc): name -> (the 13.0
+# runtime type, the cuda.h type, [(runtime path, driver path, relation)]). The field pairs by name
+# are the knowledge (the runtime documents each field as the driver's of that meaning); offsets and
+# sizes come from the facts (runtime_headers/cudart-13.0.json, headers/cuda-13.0.json), a path
+# through a by-value struct member ("gridDim.x") by member_types. Relations: SAME (equal sizes,
+# copied as they are: handles, pointers and enums the adapters assert equal) or NARROW (an unsigned
+# integer the driver holds in fewer bytes, truncated as the 13.0 runtime does). Driver fields no
+# row names stay zero, or the code sets them (CUgraphNodeParams.conditional.ctx).
+SAME, NARROW = "same", "narrow"
+DRIVER_CONVERSIONS = [
+    # cudaLaunchKernelExC served by cuLaunchKernelEx (the runtime's cudaLaunchConfig_t).
+    ("LaunchConfig", "cudaLaunchConfig_t", "CUlaunchConfig", [
+        ("gridDim.x", "gridDimX", SAME), ("gridDim.y", "gridDimY", SAME),
+        ("gridDim.z", "gridDimZ", SAME), ("blockDim.x", "blockDimX", SAME),
+        ("blockDim.y", "blockDimY", SAME), ("blockDim.z", "blockDimZ", SAME),
+        ("dynamicSmemBytes", "sharedMemBytes", NARROW), ("stream", "hStream", SAME),
+        ("attrs", "attrs", SAME), ("numAttrs", "numAttrs", SAME)]),
+    # A conditional node's parameters for cuGraphAddNode / cuGraph(Exec)NodeSetParams.
+    ("ConditionalNodeParams", "struct cudaGraphNodeParams", "CUgraphNodeParams", [
+        ("type", "type", SAME), ("conditional.handle", "conditional.handle", SAME),
+        ("conditional.type", "conditional.type", SAME),
+        ("conditional.size", "conditional.size", SAME),
+        ("conditional.phGraph_out", "conditional.phGraph_out", SAME)]),
+]
 
 
 # Libraries bound by exact name only (--library): name -> how their facts are found and named.
@@ -403,6 +433,88 @@ def layouts(facts):
     return out
 
 
+def field_at(facts, ty, path, where):
+    """(offset, size) of `path` in `ty` by the facts: struct_fields per component, the type of a
+    by-value struct member from member_types. TableError when a component does not exist."""
+    offset = 0
+    parts = path.split(".")
+    for k, part in enumerate(parts):
+        fields = {f["name"]: f for f in facts.get("struct_fields", {}).get(ty, [])}
+        if part not in fields:
+            raise TableError("%s: %s has no field %s (%s)" % (where, ty, part, path))
+        offset += fields[part]["offset"]
+        if k + 1 < len(parts):
+            inner = facts.get("member_types", {}).get(ty, {}).get(part)
+            if inner is None:
+                raise TableError("%s: %s.%s is no struct member the facts measure (%s)" % (
+                    where, ty, part, path))
+            ty = inner
+    return offset, fields[part]["size"]
+
+
+def struct_size(facts, ty):
+    return facts.get("type_sizes", {}).get(ty) or facts.get("member_type_sizes", {}).get(ty)
+
+
+def driver_conversions(facts, driver_facts, conversions=None):
+    """[{"name", "runtime", "runtime_size", "driver", "driver_size", "fields": [(runtime path,
+    offset, size, driver path, offset, size, narrow)]}] for `conversions` (DRIVER_CONVERSIONS
+    unless given: cudart_to_driver_test passes faulty rows), from the 13.0
+    runtime and driver facts. Every driver header version that measures the driver type must give
+    the named fields the same offsets and sizes (a driver of any version reads the struct), no two
+    rows may write the same driver bytes, and each size relation must be the row's."""
+    f13, d13 = facts["13.0"], driver_facts["13.0"]
+    out = []
+    for name, rt_type, drv_type, rows in (DRIVER_CONVERSIONS if conversions is None
+                                          else conversions):
+        where = "conversion %s" % name
+        if f13.get("struct_fields", {}).get(rt_type) is None:
+            raise TableError("%s: the 13.0 runtime facts do not measure %s" % (where, rt_type))
+        if d13.get("struct_fields", {}).get(drv_type) is None:
+            raise TableError("%s: the 13.0 driver facts do not measure %s" % (where, drv_type))
+        fields, written = [], []
+        for rt_path, drv_path, relation in rows:
+            row = "%s: %s -> %s" % (where, rt_path, drv_path)
+            r_off, r_size = field_at(f13, rt_type, rt_path, row)
+            d_off, d_size = field_at(d13, drv_type, drv_path, row)
+            if relation == SAME and r_size != d_size:
+                raise TableError("%s: %d B -> %d B, not the same size (a narrowing must be "
+                                 "declared NARROW)" % (row, r_size, d_size))
+            if relation == NARROW and not (d_size < r_size and {d_size, r_size} <= {1, 2, 4, 8}):
+                raise TableError("%s: %d B -> %d B is no narrowing of an integer" % (
+                    row, r_size, d_size))
+            if relation not in (SAME, NARROW):
+                raise TableError("%s: unknown relation %r" % (row, relation))
+            for v, dv in sorted(driver_facts.items()):
+                if v != "13.0" and dv.get("struct_fields", {}).get(drv_type) is not None:
+                    if field_at(dv, drv_type, drv_path, row) != (d_off, d_size):
+                        raise TableError("%s: %s.%s differs between the 13.0 and %s cuda.h" % (
+                            row, drv_type, drv_path, v))
+            for other, o_off, o_size in written:
+                if o_off < d_off + d_size and d_off < o_off + o_size:
+                    raise TableError("%s: overlaps the row writing %s" % (row, other))
+            written.append((drv_path, d_off, d_size))
+            fields.append((rt_path, r_off, r_size, drv_path, d_off, d_size,
+                           int(relation == NARROW)))
+        out.append({"name": name, "runtime": rt_type, "runtime_size": struct_size(f13, rt_type),
+                    "driver": drv_type, "driver_size": struct_size(d13, drv_type),
+                    "fields": fields})
+    return out
+
+
+def read_driver_headers(directory):
+    """{version: facts} of inputs/headers/cuda-<version>.json (extract_headers.py)."""
+    out = {}
+    for name in sorted(os.listdir(directory)):
+        m = re.match(r"cuda-(\d+\.\d+)\.json$", name)
+        if m:
+            with open(os.path.join(directory, name)) as f:
+                out[m.group(1)] = json.load(f)
+    if "13.0" not in out:
+        raise TableError("%s: no cuda-13.0.json" % directory)
+    return out
+
+
 def struct_verdicts(facts):
     """{type: text} for every struct type whose size some older version's headers give otherwise:
     appended (every older field at the same offset and size in 13.0) or changed, per version."""
@@ -683,7 +795,10 @@ def build(inputs):
     for z in zero_tail_adapters.values():
         order = by_symbol[z["symbol"]]["args"]
         z["zeroes"] = [dict(arg=a, **z["zeroes"][a]) for a in order if a in z["zeroes"]]
-    info = {"layouts": layouts(facts), "left_out": left_out, "kept_both": kept_both,
+    info = {"layouts": layouts(facts),
+            "to_driver": driver_conversions(facts, read_driver_headers(os.path.join(inputs,
+                                                                                  "headers"))),
+            "left_out": left_out, "kept_both": kept_both,
             "divergent": divergent, "input_only": input_only,
             "zero_tail": zero_tail_adapters, "served": served_adapters,
             "structs": struct_verdicts(facts)}
@@ -913,6 +1028,22 @@ def write_includes(entries, runtimes, markers, prop, info, out):
                 f.write('CUDYN_CUDART_LAYOUT_FIELD(%s, "%s", %d, %d, %d, %d, %d, %d, %d)\n' % (
                     lay["name"], path, off13, size, offs[12], offs[11], zero[12], zero[11],
                     written))
+    with open(os.path.join(d, "cudart_to_driver.inc"), "w") as f:
+        f.write(head)
+        f.write("// CUDYN_CUDART_TO_DRIVER(name, runtime type, its size, driver type, its size): a "
+                "runtime struct the adapters hand to the driver, converted field by field.\n"
+                "// CUDYN_CUDART_TO_DRIVER_FIELD(name, runtime type, path, offset, size, driver "
+                "type, path, offset, size, narrow): narrow 1 where the driver's field is a "
+                "smaller unsigned integer (truncated), else the sizes are equal (copied as is); "
+                "driver fields without a row are zero.\n")
+        for c in info["to_driver"]:
+            f.write("CUDYN_CUDART_TO_DRIVER(%s, %s, %d, %s, %d)\n" % (
+                c["name"], c["runtime"], c["runtime_size"], c["driver"], c["driver_size"]))
+        for c in info["to_driver"]:
+            for r_path, r_off, r_size, d_path, d_off, d_size, narrow in c["fields"]:
+                f.write("CUDYN_CUDART_TO_DRIVER_FIELD(%s, %s, %s, %d, %d, %s, %s, %d, %d, %d)\n" % (
+                    c["name"], c["runtime"], r_path, r_off, r_size, c["driver"], d_path, d_off,
+                    d_size, narrow))
     doc = {"entries": [], "runtimes": {}, "zero_tail_adapters": {
         a: {k: z[k] for k in ("symbol", "index", "calls", "families", "zeroes")}
         for a, z in info["zero_tail"].items()}}
