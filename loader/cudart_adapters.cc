@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -1130,19 +1131,125 @@ static_assert(sizeof(cudaEvent_t) == sizeof(CUevent) && sizeof(cudaStream_t) == 
                   sizeof(cudaGraphDeviceNode_t) == sizeof(CUgraphDeviceNode),
               "the handles in a launch configuration are the driver's");
 
+static_assert(SameNumber(cudaGraphNodeTypeConditional, CU_GRAPH_NODE_TYPE_CONDITIONAL) &&
+                  sizeof(cudaGraphConditionalHandle) == sizeof(CUgraphConditionalHandle) &&
+                  sizeof(cudaGraphConditionalNodeType) == sizeof(CUgraphConditionalNodeType) &&
+                  sizeof(cudaGraph_t) == sizeof(CUgraph),
+              "a conditional node's type, handle, condition type and graphs are the driver's");
+
+// ---- runtime structs handed to the driver: converted field by field (cudart_to_driver.inc) ----
+// version_tables/generate_runtime.py's DRIVER_CONVERSIONS pair the fields by name; the offsets and
+// sizes are the 13.0 facts', asserted below against the compiling headers. A byte copy is
+// faithful because each pair holds the same thing in the same size (handles, pointers and enums,
+// asserted equal above), except the rows marked narrow: an unsigned integer the driver holds in
+// fewer bytes, truncated as 13.0 does (dynamicSmemBytes -> sharedMemBytes). Driver fields without
+// a row are zero, or the caller sets them (a conditional node's ctx).
+enum class ToDriverId {
+#define CUDYN_CUDART_TO_DRIVER(name, rt_type, rt_size, drv_type, drv_size) k##name,
+#define CUDYN_CUDART_TO_DRIVER_FIELD(name, rt_type, rt_path, rt_off, rt_size, drv_type, drv_path, \
+                                     drv_off, drv_size, narrow)
+#include "version_tables/generated_cudart/cudart_to_driver.inc"
+#undef CUDYN_CUDART_TO_DRIVER
+#undef CUDYN_CUDART_TO_DRIVER_FIELD
+};
+// Every row against the compiling headers: the facts and the headers must agree.
+#define CUDYN_CUDART_TO_DRIVER(name, rt_type, rt_size, drv_type, drv_size)    \
+  static_assert(sizeof(rt_type) == (rt_size) && sizeof(drv_type) == (drv_size), \
+                "cudart_to_driver.inc: " #name "'s struct sizes are not the headers'");
+#define CUDYN_CUDART_TO_DRIVER_FIELD(name, rt_type, rt_path, rt_off, rt_size, drv_type, drv_path, \
+                                     drv_off, drv_size, narrow)                                  \
+  static_assert(offsetof(rt_type, rt_path) == (rt_off) &&                                         \
+                    sizeof(static_cast<rt_type*>(nullptr)->rt_path) == (rt_size) &&              \
+                    offsetof(drv_type, drv_path) == (drv_off) &&                                 \
+                    sizeof(static_cast<drv_type*>(nullptr)->drv_path) == (drv_size) &&           \
+                    ((narrow) ? (drv_size) < (rt_size) : (drv_size) == (rt_size)),               \
+                "cudart_to_driver.inc: " #name " " #rt_path " -> " #drv_path                     \
+                " disagrees with the headers");
+#include "version_tables/generated_cudart/cudart_to_driver.inc"
+#undef CUDYN_CUDART_TO_DRIVER
+#undef CUDYN_CUDART_TO_DRIVER_FIELD
+struct ToDriverSizes {
+  ToDriverId id;
+  int runtime_size, driver_size;
+};
+constexpr ToDriverSizes kToDriverSizes[] = {
+#define CUDYN_CUDART_TO_DRIVER(name, rt_type, rt_size, drv_type, drv_size) \
+  {ToDriverId::k##name, rt_size, drv_size},
+#define CUDYN_CUDART_TO_DRIVER_FIELD(name, rt_type, rt_path, rt_off, rt_size, drv_type, drv_path, \
+                                     drv_off, drv_size, narrow)
+#include "version_tables/generated_cudart/cudart_to_driver.inc"
+#undef CUDYN_CUDART_TO_DRIVER
+#undef CUDYN_CUDART_TO_DRIVER_FIELD
+};
+struct ToDriverField {
+  ToDriverId id;
+  int rt_off, rt_size, drv_off, drv_size;  // drv_size < rt_size: narrowed
+};
+constexpr ToDriverField kToDriverFields[] = {
+#define CUDYN_CUDART_TO_DRIVER(name, rt_type, rt_size, drv_type, drv_size)
+#define CUDYN_CUDART_TO_DRIVER_FIELD(name, rt_type, rt_path, rt_off, rt_size, drv_type, drv_path, \
+                                     drv_off, drv_size, narrow)                                  \
+  {ToDriverId::k##name, rt_off, rt_size, drv_off, drv_size},
+#include "version_tables/generated_cudart/cudart_to_driver.inc"
+#undef CUDYN_CUDART_TO_DRIVER
+#undef CUDYN_CUDART_TO_DRIVER_FIELD
+};
+constexpr bool ToDriverTypes(ToDriverId id, size_t runtime_size, size_t driver_size) {
+  for (const ToDriverSizes& s : kToDriverSizes) {
+    if (s.id == id) {
+      return static_cast<size_t>(s.runtime_size) == runtime_size &&
+             static_cast<size_t>(s.driver_size) == driver_size;
+    }
+  }
+  return false;
+}
+
+// The unsigned integer of `size` bytes (1, 2, 4 or 8) at `p`, and its store: a narrowing row
+// converts the value as a cast does (the low bytes kept), whatever the byte order.
+template <typename T>
+unsigned long long Load(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+template <typename T>
+void Store(unsigned char* p, unsigned long long value) {
+  const T v = static_cast<T>(value);
+  std::memcpy(p, &v, sizeof(v));
+}
+unsigned long long LoadUnsigned(const unsigned char* p, int size) {
+  return size == 1 ? Load<std::uint8_t>(p) : size == 2 ? Load<std::uint16_t>(p)
+                   : size == 4 ? Load<std::uint32_t>(p) : Load<std::uint64_t>(p);
+}
+void StoreUnsigned(unsigned char* p, int size, unsigned long long value) {
+  if (size == 1) return Store<std::uint8_t>(p, value);
+  if (size == 2) return Store<std::uint16_t>(p, value);
+  if (size == 4) return Store<std::uint32_t>(p, value);
+  Store<std::uint64_t>(p, value);
+}
+
+// The runtime struct `in` as the driver struct `*out` (zero-filled first) by the rows of `kId`.
+template <ToDriverId kId, typename Runtime, typename Driver>
+void ToDriver(const Runtime& in, Driver* out) {
+  static_assert(ToDriverTypes(kId, sizeof(Runtime), sizeof(Driver)),
+                "the conversion's rows are for other types");
+  const auto* src = reinterpret_cast<const unsigned char*>(&in);
+  auto* dst = reinterpret_cast<unsigned char*>(out);
+  std::memset(dst, 0, sizeof(Driver));
+  for (const ToDriverField& f : kToDriverFields) {
+    if (f.id != kId) continue;
+    if (f.drv_size == f.rt_size) {
+      std::memcpy(dst + f.drv_off, src + f.rt_off, f.rt_size);
+    } else {
+      StoreUnsigned(dst + f.drv_off, f.drv_size, LoadUnsigned(src + f.rt_off, f.rt_size));
+    }
+  }
+}
+
 // The caller's configuration as the driver takes it; its attribute array is the caller's.
 CUlaunchConfig DriverLaunchConfig(const cudaLaunchConfig_t& config) {
-  CUlaunchConfig out = {};
-  out.gridDimX = config.gridDim.x;
-  out.gridDimY = config.gridDim.y;
-  out.gridDimZ = config.gridDim.z;
-  out.blockDimX = config.blockDim.x;
-  out.blockDimY = config.blockDim.y;
-  out.blockDimZ = config.blockDim.z;
-  out.sharedMemBytes = static_cast<unsigned int>(config.dynamicSmemBytes);  // as 13.0 does
-  out.hStream = reinterpret_cast<CUstream>(config.stream);
-  out.attrs = reinterpret_cast<CUlaunchAttribute*>(config.attrs);
-  out.numAttrs = config.numAttrs;
+  CUlaunchConfig out;
+  ToDriver<ToDriverId::kLaunchConfig>(config, &out);
   return out;
 }
 
@@ -1923,14 +2030,9 @@ cudaError_t ConditionalForDriver(Runtime* rt, const cudaGraphNodeParams& in,
   if (ctx_get == nullptr) return cudaErrorInsufficientDriver;
   const cudaError_t init_rc = ServedInitialise(rt, ServedInit::kContext);
   if (init_rc != cudaSuccess) return init_rc;
-  std::memset(out, 0, sizeof(*out));
-  out->type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
-  out->conditional.handle = in.conditional.handle;
-  std::memcpy(&out->conditional.type, &in.conditional.type, sizeof(out->conditional.type));
-  static_assert(sizeof(out->conditional.type) == sizeof(in.conditional.type),
-                "cudaGraphConditionalNodeType is CUgraphConditionalNodeType");
-  out->conditional.size = in.conditional.size;
-  out->conditional.phGraph_out = reinterpret_cast<CUgraph*>(in.conditional.phGraph_out);
+  // type (cudaGraphNodeTypeConditional: the callers' case), handle, condition type, size and
+  // phGraph_out by the table; the context is the driver's own answer.
+  ToDriver<ToDriverId::kConditionalNodeParams>(in, out);
   CUcontext context = nullptr;
   const int ctx_rc = ctx_get(&context);
   if (ctx_rc != 0) return CudaErrorFromDriver(ctx_rc);
