@@ -816,6 +816,51 @@ TEST_F(ElevenTwoFake, LaunchKernelExCIsTheRuntimesLaunchOrTheDriversWithAttribut
   }
 }
 
+// The converted CUlaunchConfig field by field (cudart_to_driver.inc's LaunchConfig rows): every
+// field its own value, so a row that reads or writes another field shows; the narrowed
+// sharedMemBytes keeps the low 32 bits, and the bytes no row writes (padding) are zero.
+TEST_F(ElevenTwoFake, LaunchConfigReachesTheDriverFieldByField) {
+  if (!DriverHas("cuLaunchKernelEx")) GTEST_SKIP() << "no cuLaunchKernelEx";
+  auto fn = Entry<decltype(&cudaLaunchKernelExC)>(kCudart_cudaLaunchKernelExC);
+  ASSERT_NE(fn, nullptr);
+  FindFunction();
+  drv_.set_capture("cuLaunchKernelEx", 0, sizeof(CUlaunchConfig));
+  LaunchForTest launch(true);
+  launch.config.gridDim = dim3(3, 5, 7);
+  launch.config.blockDim = dim3(11, 13, 17);
+  launch.config.dynamicSmemBytes = (size_t{19} << 32) + 23;
+  launch.config.stream = reinterpret_cast<cudaStream_t>(0x29);
+  static int host_stub;
+  void* args[1] = {&host_stub};
+  ASSERT_EQ(fn(&launch.config, &host_stub, args), cudaSuccess);
+  auto calls = DriverCalls("cuLaunchKernelEx");
+  ASSERT_EQ(calls.size(), 1u);
+  const CUlaunchConfig seen = SeenConfig(calls[0]);
+  EXPECT_EQ(seen.gridDimX, 3u);
+  EXPECT_EQ(seen.gridDimY, 5u);
+  EXPECT_EQ(seen.gridDimZ, 7u);
+  EXPECT_EQ(seen.blockDimX, 11u);
+  EXPECT_EQ(seen.blockDimY, 13u);
+  EXPECT_EQ(seen.blockDimZ, 17u);
+  EXPECT_EQ(seen.sharedMemBytes, 23u);
+  EXPECT_EQ(seen.hStream, reinterpret_cast<CUstream>(0x29));
+  EXPECT_EQ(reinterpret_cast<const void*>(seen.attrs), static_cast<const void*>(launch.cluster));
+  EXPECT_EQ(seen.numAttrs, 1u);
+  CUlaunchConfig want;
+  std::memset(&want, 0, sizeof want);
+  want.gridDimX = 3;
+  want.gridDimY = 5;
+  want.gridDimZ = 7;
+  want.blockDimX = 11;
+  want.blockDimY = 13;
+  want.blockDimZ = 17;
+  want.sharedMemBytes = 23;
+  want.hStream = reinterpret_cast<CUstream>(0x29);
+  want.attrs = reinterpret_cast<CUlaunchAttribute*>(launch.cluster);
+  want.numAttrs = 1;
+  EXPECT_EQ(std::memcmp(calls[0]->captured, &want, sizeof want), 0) << "padding not zero";
+}
+
 // The cluster occupancy calls on 11.2: the runtime's initialisation and cudaGetFuncBySymbol, then
 // the driver's entry with the caller's out-pointer, the CUfunction and the converted configuration.
 TEST_F(ElevenTwoFake, ClusterOccupancyAsksTheDriverWithTheConvertedConfig) {
@@ -1687,6 +1732,50 @@ TEST_F(GraphNodes, ConditionalNodesGoToTheDriverWithTheRuntimesContext) {
   for (const char* symbol :
        {"cudaGraphAddKernelNode", "cudaGraphAddEmptyNode", "cudaGraphAddChildGraphNode"}) {
     EXPECT_EQ(RuntimeCalls(symbol), 0) << symbol;
+  }
+}
+
+// The converted conditional member field by field (cudart_to_driver.inc's ConditionalNodeParams
+// rows), as each of the three driver calls receives it: every field its own value, so a row that
+// reads or writes another field shows; the bytes no row writes are zero (ctx: what the fake's
+// cuCtxGetCurrent left, null).
+TEST_F(GraphNodes, ConditionalParamsReachTheDriverFieldByField) {
+  if (!DriverHas("cuGraphConditionalHandleCreate")) GTEST_SKIP() << "no conditional nodes";
+  cudaGraphNodeParams& p = Params(cudaGraphNodeTypeConditional);
+  cudaGraph_t bodies[1] = {};
+  p.conditional.handle = 0x1234567890ull;
+  p.conditional.type = cudaGraphCondTypeSwitch;
+  p.conditional.size = 3;
+  p.conditional.phGraph_out = bodies;
+  CUgraphNodeParams want;
+  std::memset(&want, 0, sizeof want);
+  want.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  want.conditional.handle = 0x1234567890ull;
+  want.conditional.type = CU_GRAPH_COND_TYPE_SWITCH;
+  want.conditional.size = 3;
+  want.conditional.phGraph_out = reinterpret_cast<CUgraph*>(bodies);
+  drv_.set_capture("cuGraphAddNode", 4, sizeof(CUgraphNodeParams));
+  drv_.set_capture("cuGraphNodeSetParams", 1, sizeof(CUgraphNodeParams));
+  drv_.set_capture("cuGraphExecNodeSetParams", 2, sizeof(CUgraphNodeParams));
+  cudaGraphNode_t node = nullptr;
+  ASSERT_EQ(add_(&node, graph_, nullptr, nullptr, 0, &p), cudaSuccess);
+  ASSERT_EQ(set_(node_, &p), cudaSuccess);
+  ASSERT_EQ(exec_set_(exec_, node_, &p), cudaSuccess);
+  for (const char* symbol : {"cuGraphAddNode", "cuGraphNodeSetParams", "cuGraphExecNodeSetParams"}) {
+    SCOPED_TRACE(symbol);
+    auto calls = DriverCalls(symbol);
+    ASSERT_EQ(calls.size(), 1u);
+    ASSERT_EQ(calls[0]->captured_size, static_cast<int>(sizeof(CUgraphNodeParams)));
+    CUgraphNodeParams seen;
+    std::memcpy(&seen, calls[0]->captured, sizeof(seen));
+    EXPECT_EQ(seen.type, CU_GRAPH_NODE_TYPE_CONDITIONAL);
+    EXPECT_EQ(seen.conditional.handle, 0x1234567890ull);
+    EXPECT_EQ(seen.conditional.type, CU_GRAPH_COND_TYPE_SWITCH);
+    EXPECT_EQ(seen.conditional.size, 3u);
+    EXPECT_EQ(reinterpret_cast<const void*>(seen.conditional.phGraph_out),
+              static_cast<const void*>(bodies));
+    EXPECT_EQ(seen.conditional.ctx, nullptr);
+    EXPECT_EQ(std::memcmp(&seen, &want, sizeof want), 0) << "bytes no row writes not zero";
   }
 }
 
