@@ -312,10 +312,11 @@ main() {
   # The library against Debian's CUDA 11.8 headers (variants those headers lack are compiled out),
   # with the real-driver tests. Last: it re-points @cuda, so everything after it would rebuild. The
   # runtime, NVRTC and cuBLAS drop-ins serve the 13.0 APIs only: their targets carry the tag
-  # cuda_13_api (stubs/dropin_linkopts.bzl) and are left out here. Its own output tree (platform
-  # suffix), so it never overwrites the plain build's outputs.
+  # cuda_13_api (stubs/dropin_linkopts.bzl) and are left out here. The plain step's output tree:
+  # what does not include the CUDA headers (the readers, the tables, gtest) is not compiled again;
+  # what does is, over the plain step's outputs (a later local run rebuilds those).
   run_bazel_tests cuda_11_8 "--repo_env=CUDA_PATH=${CUDYN_DEPS:-/var/cache/cudyn-deps}/cuda-11.8/usr" \
-    --platform_suffix=cuda_11_8 --build_tag_filters=-cuda_13_api --test_tag_filters=-cuda_13_api -- \
+    --build_tag_filters=-cuda_13_api --test_tag_filters=-cuda_13_api -- \
     //loader:cudyn //stubs/... //tools:cudyn-check //tests/real_driver/... \
     //version_tables:api_table_test //version_tables:regen_test
   finish
