@@ -321,6 +321,49 @@ int main() {
   cudaGraphConditionalHandle handle = 0;
   rc = cudaGraphConditionalHandleCreate(&handle, into, 1, cudaGraphCondAssignDefault);
   Line("cudaGraphConditionalHandleCreate", rc);
+  if (rc == cudaSuccess) {
+    // An IF node over that handle (its default 1: the body runs), added by cudaGraphAddNode: on
+    // the 11.x/12.x runtimes cudyn hands the runtime's conditional params to the driver's
+    // cuGraphAddNode (cudart_to_driver.inc). Its body: FillFrom(body_out, 40); the whole graph
+    // instantiated and launched, the body's output read back.
+    cudaGraphNodeParams cond = {};
+    cond.type = cudaGraphNodeTypeConditional;
+    cond.conditional.handle = handle;
+    cond.conditional.type = cudaGraphCondTypeIf;
+    cond.conditional.size = 1;
+    cudaGraphNode_t cond_node = nullptr;
+    rc = cudaGraphAddNode(&cond_node, into, nullptr, nullptr, 0, &cond);
+    const bool has_body = rc == cudaSuccess && cond.conditional.phGraph_out != nullptr &&
+                          cond.conditional.phGraph_out[0] != nullptr;
+    Line("cudaGraphAddNode_conditional", rc, has_body ? "body" : "no_body");
+    if (has_body) {
+      int* body_out = nullptr;
+      cudaMalloc(&body_out, 32 * sizeof(int));
+      cudaMemset(body_out, 0, 32 * sizeof(int));
+      int base = 40;
+      void* body_args[] = {&body_out, &base};
+      cudaKernelNodeParams kp = {};
+      kp.func = reinterpret_cast<void*>(FillFrom);
+      kp.gridDim = dim3(1);
+      kp.blockDim = dim3(32);
+      kp.kernelParams = body_args;
+      cudaGraphNode_t body_kernel = nullptr;
+      Line("conditional_body_kernel",
+           cudaGraphAddKernelNode(&body_kernel, cond.conditional.phGraph_out[0], nullptr, 0, &kp));
+      cudaGraphExec_t cond_exec = nullptr;
+      Line("conditional_instantiate", cudaGraphInstantiate(&cond_exec, into, 0));
+      Line("conditional_launch", cudaGraphLaunch(cond_exec, stream));
+      Line("conditional_sync", cudaStreamSynchronize(stream));
+      int host[32] = {};
+      cudaMemcpy(host, body_out, sizeof(host), cudaMemcpyDeviceToHost);
+      bool ok = true;
+      for (int i = 0; i < 32; ++i) ok = ok && host[i] == 40 + i;
+      std::printf("conditional_body_ran=%d\n", ok);
+      if (!ok) g_bad = 1;
+      cudaGraphExecDestroy(cond_exec);
+      cudaFree(body_out);
+    }
+  }
   // The async notifications: register, then unregister the handle the driver gave back.
   cudaAsyncCallbackHandle_t callback = nullptr;
   rc = cudaDeviceRegisterAsyncNotification(
