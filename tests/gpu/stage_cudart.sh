@@ -56,6 +56,9 @@ mkdir -p "$dest/runtimes/13.0"
 cp -L "$cuda/lib64/libcudart.so.13" "$dest/runtimes/13.0/libcudart.so.13"
 
 tar -xzf "$(ls "$bin"/dist/cudyn-*-linux-x86_64.tar.gz | head -1)" -C "$dest/tree" --strip-components=1
+# The static drop-ins (20 MiB) are for linking, which the GPU machine's runs do not do: the carry
+# stays under its limit without them.
+rm -f "$dest"/tree/lib/*.a
 chmod -R u+w "$dest"
 
 total=$(du -sb "$dest" | cut -f1)
