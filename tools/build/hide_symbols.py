@@ -8,8 +8,8 @@ compiling every source a second time. Only the symbol table's visibility bits ch
 so every member keeps its size and the archive's index stays valid.
 
 Usage: hide_symbols.py IN.a OUT.a
-Exit status 1, with the reason, on anything else than a GNU/BSD-style archive of little-endian
-ELF64 relocatable objects, and on an STB_GNU_UNIQUE symbol (no visibility hides one: compile with
+Exit status 1, with the reason, on anything else than a GNU ar archive (what Bazel's toolchain
+writes) of little-endian ELF64 relocatable objects, and on an STB_GNU_UNIQUE symbol (no visibility hides one: compile with
 -fno-gnu-unique).
 """
 import struct
@@ -31,14 +31,13 @@ class Error(Exception):
 def hide_object(data, start, end, member):
     """Marks hidden every global or weak symbol the ELF64 object data[start:end] defines."""
     if data[start:start + 4] != b"\x7fELF":
-        return 0  # not an object (an archive may carry other members): left as it is
+        return  # not an object (an archive may carry other members): left as it is
     if data[start + 4] != 2 or data[start + 5] != 1:
         raise Error("%s: not a little-endian ELF64 object" % member)
     shoff, = struct.unpack_from("<Q", data, start + 0x28)
     shentsize, shnum = struct.unpack_from("<HH", data, start + 0x3A)
     if shoff == 0 or start + shoff + shnum * shentsize > end:
         raise Error("%s: section headers out of bounds" % member)
-    hidden = 0
     for i in range(shnum):
         sh = start + shoff + i * shentsize
         sh_type, = struct.unpack_from("<I", data, sh + 4)
@@ -55,17 +54,15 @@ def hide_object(data, start, end, member):
             if binding == STB_GNU_UNIQUE:
                 raise Error("%s: STB_GNU_UNIQUE symbol at %d (compile with -fno-gnu-unique)" % (
                     member, (sym - start - offset) // SYM_SIZE))
-            if binding in (STB_GLOBAL, STB_WEAK) and other & 3 != STV_HIDDEN:
+            if binding in (STB_GLOBAL, STB_WEAK):
                 data[sym + 5] = (other & ~3) | STV_HIDDEN
-                hidden += 1
-    return hidden
 
 
 def hide_archive(data):
-    """Rewrites the archive `data` (a bytearray) in place; returns the count of symbols hidden."""
+    """Rewrites the archive `data` (a bytearray) in place."""
     if data[:len(AR_MAGIC)] != AR_MAGIC:
         raise Error("not an ar archive (thin archives are not supported)")
-    pos, hidden = len(AR_MAGIC), 0
+    pos = len(AR_MAGIC)
     while pos < len(data):
         if pos + AR_HEADER_SIZE > len(data) or data[pos + 58:pos + 60] != b"`\n":
             raise Error("bad member header at offset %d" % pos)
@@ -75,15 +72,12 @@ def hide_archive(data):
         except ValueError:
             raise Error("bad member size at offset %d" % pos)
         start = pos + AR_HEADER_SIZE
-        if name.startswith("#1/"):  # BSD: the name precedes the data
-            start += int(name[3:])
-        end = pos + AR_HEADER_SIZE + size
+        end = start + size
         if end > len(data):
             raise Error("member %s runs past the end" % name)
-        if name not in ("/", "//", "/SYM64/", "__.SYMDEF", "__.SYMDEF SORTED"):
-            hidden += hide_object(data, start, end, name)
+        if name not in ("/", "//", "/SYM64/"):  # the symbol index and the long-name table
+            hide_object(data, start, end, name)
         pos = end + (end & 1)  # members are 2-byte aligned
-    return hidden
 
 
 def main(argv):
